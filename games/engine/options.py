@@ -1,0 +1,58 @@
+"""Match options: every way the rule documents differ. Defaults follow Poozee (000)."""
+
+from dataclasses import asdict, dataclass, fields
+from typing import Any
+
+from .errors import RuleError
+
+LONE_LEAD_CHOICES = ("dealer_left", "loner_left", "canadian")
+
+
+@dataclass(frozen=True, slots=True)
+class Options:
+    """The rules a match is played under.
+
+    target_score      1..15, first team to reach it wins (000: 10; 003: settable 1 to 15).
+    stick_the_dealer  the dealer may not pass in round two (000, 002 default; 003 default off).
+                      Off: four passes in round two throw the hand in; the deal moves left.
+    going_alone       the maker may go alone (003 lets a table switch it off).
+    lone_lead         who leads the first trick of a hand the maker plays alone:
+                      "dealer_left" (000): the dealer's left, skipping a seat that sits out;
+                      "loner_left": the seat on the loner's left;
+                      "canadian" (002): the loner's left when the loner ordered up the upcard
+                      in round one, otherwise the dealer's left.
+    defending_alone   (002) after trump is fixed and before the first lead, each defender in
+                      turn from the dealer's left may declare alone; the first to do so plays
+                      without a partner, and euchring the makers that way scores 4.
+    """
+
+    target_score: int = 10
+    stick_the_dealer: bool = True
+    going_alone: bool = True
+    lone_lead: str = "dealer_left"
+    defending_alone: bool = False
+
+    def __post_init__(self) -> None:
+        if type(self.target_score) is not int or not 1 <= self.target_score <= 15:
+            raise RuleError("invalid_option", "target_score must be a whole number from 1 to 15.")
+        for name in ("stick_the_dealer", "going_alone", "defending_alone"):
+            if type(getattr(self, name)) is not bool:
+                raise RuleError("invalid_option", f"{name} must be true or false.")
+        if self.lone_lead not in LONE_LEAD_CHOICES:
+            raise RuleError(
+                "invalid_option", f"lone_lead must be one of {', '.join(LONE_LEAD_CHOICES)}."
+            )
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any] | None) -> "Options":
+        data = data or {}
+        if not isinstance(data, dict):
+            raise RuleError("invalid_option", "options must be an object.")
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise RuleError("invalid_option", f"unknown option: {', '.join(unknown)}.")
+        return cls(**data)

@@ -1,0 +1,487 @@
+"""The state of a match and the two functions that move it: legal_actions and apply_action.
+
+A MatchState is owned by whoever holds it and changes only through `deal` and
+`apply_action`; `clone` gives an independent copy (the computer players'
+playouts use it). An illegal action raises RuleError and leaves the state as it
+was.
+
+Seats: 0 south, 1 west, 2 north, 3 east; partners sit across (seat + 2), the
+seat on a player's left is seat + 1, and a team is seat % 2 (0: south-north,
+1: west-east).
+"""
+
+from typing import Any
+
+from . import actions as A
+from .cards import (
+    BIT,
+    EFFECTIVE_SUIT,
+    JACK,
+    STRENGTH,
+    SUIT_MASK,
+    SUIT_NAMES,
+    card_name,
+    cards_of,
+    rank_of,
+    same_color,
+    suit_of,
+)
+from .cards import (
+    card as make_card,
+)
+from .deal import hands_from_deck, validate_deck
+from .errors import RuleError
+from .options import Options
+
+DEAL, BID1, DISCARD, BID2, DEFEND, PLAY, FINISHED = (
+    "deal",
+    "bid1",
+    "discard",
+    "bid2",
+    "defend",
+    "play",
+    "finished",
+)
+SEAT_NAMES = ("south", "west", "north", "east")
+
+_PHASE_WORDS = {
+    DEAL: "the cards are about to be dealt",
+    BID1: "round one of bidding: pass or order it up",
+    DISCARD: "the dealer is discarding",
+    BID2: "round two of bidding: pass or name a suit",
+    DEFEND: "the defenders may declare alone: pass or defend alone",
+    PLAY: "the play: play a card",
+    FINISHED: "the match is over",
+}
+_PHASE_ACTIONS = {
+    BID1: (A.PASS, A.ORDER_UP),
+    DISCARD: (A.DISCARD,),
+    BID2: (A.PASS, A.CALL),
+    DEFEND: (A.PASS, A.DEFEND_ALONE),
+    PLAY: (A.PLAY,),
+}
+_NO_OUTCOMES: tuple = ()
+
+
+_PLAYS: dict[int, tuple[A.Action, ...]] = {}
+
+
+def _plays(mask: int) -> tuple[A.Action, ...]:
+    """The play actions for a set of cards, built once per distinct set."""
+    plays = _PLAYS.get(mask)
+    if plays is None:
+        plays = _PLAYS[mask] = tuple(A.PLAY_ACTIONS[c] for c in cards_of(mask))
+    return plays
+
+
+def partner(seat: int) -> int:
+    return (seat + 2) % 4
+
+
+def team_of(seat: int) -> int:
+    return seat % 2
+
+
+class MatchState:
+    """A whole match: scores, the dealer, and the hand being played."""
+
+    __slots__ = (
+        "options",
+        "scores",
+        "dealer",
+        "hand_number",
+        "phase",
+        "turn",
+        "winner",
+        "deck",
+        "hands",
+        "kitty",
+        "upcard",
+        "upcard_fate",
+        "turned_down",
+        "bids",
+        "passes",
+        "trump",
+        "maker",
+        "maker_round",
+        "alone",
+        "defender_alone",
+        "defend_order",
+        "out",
+        "discarded",
+        "leader",
+        "trick_seats",
+        "trick_cards",
+        "tricks",
+        "tricks_won",
+        "last_hand",
+        "_next",
+        "_trick_size",
+        "_legal",
+        "_eff",
+    )
+
+    def __init__(self, options: Options | None = None, first_dealer: int = 3) -> None:
+        if first_dealer not in (0, 1, 2, 3):
+            raise RuleError("invalid_seat", "The first dealer is a seat from 0 to 3.")
+        self.options = options or Options()
+        self.scores = [0, 0]
+        self.dealer = first_dealer
+        self.hand_number = 0
+        self.phase = DEAL
+        self.turn: int | None = None
+        self.winner: int | None = None
+        self.last_hand: dict[str, Any] | None = None
+        self._clear_hand()
+
+    def _clear_hand(self) -> None:
+        self.deck: tuple[int, ...] | None = None
+        self.hands = [0, 0, 0, 0]  # card bitmasks, see cards.BIT
+        self.kitty: list[int] = []
+        self.upcard: int | None = None
+        self.upcard_fate: str | None = None  # face_up, picked_up, turned_down, stays_in_kitty
+        self.turned_down: int | None = None
+        self.bids: list[tuple[int, A.Action]] = []
+        self.passes = 0
+        self.trump: int | None = None
+        self.maker: int | None = None
+        self.maker_round: int | None = None
+        self.alone = False
+        self.defender_alone: int | None = None
+        self.defend_order: tuple[int, ...] = ()
+        self.out = [False, False, False, False]
+        self.discarded: int | None = None
+        self.leader: int | None = None
+        self.trick_seats: list[int] = []
+        self.trick_cards: list[int] = []
+        self.tricks: list[tuple[tuple[int, ...], tuple[int, ...], int]] = []
+        self.tricks_won = [0, 0, 0, 0]
+        self._next = (1, 2, 3, 0)
+        self._trick_size = 4
+        self._legal: tuple[A.Action, ...] | None = None
+        self._eff: tuple[int, ...] = ()
+
+    # ------------------------------------------------------------------ copying
+
+    def hand_of(self, seat: int) -> list[int]:
+        """The cards a seat holds, in card order."""
+        return cards_of(self.hands[seat])
+
+    def clone(self) -> "MatchState":
+        other = MatchState.__new__(MatchState)
+        for name in MatchState.__slots__:
+            setattr(other, name, getattr(self, name))
+        other.scores = self.scores[:]
+        other.hands = self.hands[:]
+        other.kitty = self.kitty[:]
+        other.bids = self.bids[:]
+        other.out = self.out[:]
+        other.trick_seats = self.trick_seats[:]
+        other.trick_cards = self.trick_cards[:]
+        other.tricks = self.tricks[:]
+        other.tricks_won = self.tricks_won[:]
+        return other
+
+    # ------------------------------------------------------------------ the deal
+
+    def deal(self, deck: tuple[int, ...] | list[int]) -> None:
+        """Start the next hand from a deck order (see deal.py for who gets what)."""
+        if self.phase != DEAL:
+            raise RuleError(
+                "wrong_phase", f"Cards are dealt between hands; now {self._phase_words()}."
+            )
+        deck = validate_deck(deck)
+        self._clear_hand()
+        self.hand_number += 1
+        self.deck = deck
+        self.hands, self.kitty = hands_from_deck(deck, self.dealer)
+        self.upcard = deck[20]
+        self.upcard_fate = "face_up"
+        self.phase = BID1
+        self.turn = (self.dealer + 1) % 4
+
+    # ------------------------------------------------------------------ legal actions
+
+    def legal_actions(self) -> tuple[A.Action, ...]:
+        """The actions the seat whose turn it is may take (empty between hands and at the end)."""
+        legal = self._legal
+        if legal is not None:
+            return legal
+        phase = self.phase
+        if phase == PLAY:
+            hand = self.hands[self.turn]
+            if self.trick_cards:
+                follow = hand & SUIT_MASK[self.trump][self._eff[self.trick_cards[0]]]
+                legal = _plays(follow or hand)
+            else:
+                legal = _plays(hand)
+        elif phase == BID1:
+            legal = (A.PASS_ACTION, *A.ORDER_UP_ACTIONS[: 1 + self.options.going_alone])
+        elif phase == BID2:
+            stuck = self.options.stick_the_dealer and self.turn == self.dealer
+            legal = () if stuck else (A.PASS_ACTION,)
+            for s in range(4):
+                if s != self.turned_down:
+                    legal += A.CALL_ACTIONS[s][: 1 + self.options.going_alone]
+        elif phase == DISCARD:
+            legal = tuple(A.DISCARD_ACTIONS[c] for c in cards_of(self.hands[self.dealer]))
+        elif phase == DEFEND:
+            legal = (A.PASS_ACTION, A.DEFEND_ALONE_ACTION)
+        else:
+            legal = ()
+        self._legal = legal
+        return legal
+
+    # ------------------------------------------------------------------ applying
+
+    def apply_action(self, seat: int, action: A.Action) -> tuple[dict[str, Any], ...]:
+        """Apply one seat's action. Returns what followed from it (tricks won, the
+        hand's score, the end of the match) as JSON-ready dicts; raises RuleError,
+        changing nothing, if the action is not allowed."""
+        if seat != self.turn:
+            raise self._not_your_turn(seat)
+        if action not in (self._legal or self.legal_actions()):
+            raise self.explain_illegal(seat, action)
+        self._legal = None
+        phase = self.phase
+        if phase == PLAY:
+            card = action[1]
+            self.hands[seat] ^= BIT[card]
+            self.trick_seats.append(seat)
+            cards = self.trick_cards
+            cards.append(card)
+            if len(cards) < self._trick_size:
+                self.turn = self._next[seat]
+                return _NO_OUTCOMES
+            return self._trick_done()
+        self.bids.append((seat, action))
+        if phase == BID1:
+            return self._bid_round_one(seat, action)
+        if phase == BID2:
+            return self._bid_round_two(seat, action)
+        if phase == DISCARD:
+            self.hands[seat] ^= BIT[action.card]
+            self.discarded = action.card
+            self.kitty.append(action.card)
+            return self._trump_fixed()
+        return self._defend(seat, action)
+
+    def _bid_round_one(self, seat: int, action: A.Action) -> tuple:
+        if action.type == A.PASS:
+            self.passes += 1
+            if self.passes == 4:
+                self.phase = BID2
+                self.passes = 0
+                self.turned_down = suit_of(self.upcard)
+                self.upcard_fate = "turned_down"
+                self.turn = (self.dealer + 1) % 4
+            else:
+                self.turn = (seat + 1) % 4
+            return _NO_OUTCOMES
+        self._make_trump(seat, suit_of(self.upcard), action.alone, 1)
+        if self.out[self.dealer]:
+            # The dealer's partner went alone: the dealer sits out and does not pick up.
+            self.upcard_fate = "stays_in_kitty"
+            return self._trump_fixed()
+        self.upcard_fate = "picked_up"
+        self.kitty.remove(self.upcard)
+        self.hands[self.dealer] |= BIT[self.upcard]
+        self.phase = DISCARD
+        self.turn = self.dealer
+        return _NO_OUTCOMES
+
+    def _bid_round_two(self, seat: int, action: A.Action) -> tuple:
+        if action.type == A.PASS:
+            self.passes += 1
+            if self.passes == 4:
+                return self._throw_in()
+            self.turn = (seat + 1) % 4
+            return _NO_OUTCOMES
+        self._make_trump(seat, action.suit, action.alone, 2)
+        return self._trump_fixed()
+
+    def _make_trump(self, seat: int, suit: int, alone: bool, round_: int) -> None:
+        self.trump = suit
+        self._eff = EFFECTIVE_SUIT[suit]
+        self.maker = seat
+        self.maker_round = round_
+        self.alone = alone
+        if alone:
+            self.out[partner(seat)] = True
+
+    def _trump_fixed(self) -> tuple:
+        if self.options.defending_alone:
+            first = (self.dealer + 1) % 4
+            order = [(first + i) % 4 for i in range(4)]
+            self.defend_order = tuple(s for s in order if team_of(s) != team_of(self.maker))
+            self.phase = DEFEND
+            self.turn = self.defend_order[0]
+            return _NO_OUTCOMES
+        return self._start_play()
+
+    def _defend(self, seat: int, action: A.Action) -> tuple:
+        if action.type == A.DEFEND_ALONE:
+            self.defender_alone = seat
+            self.out[partner(seat)] = True
+            return self._start_play()
+        if seat == self.defend_order[0]:
+            self.turn = self.defend_order[1]
+            return _NO_OUTCOMES
+        return self._start_play()
+
+    def _start_play(self) -> tuple:
+        out = self.out
+        self._next = tuple(
+            next((s + k) % 4 for k in (1, 2, 3) if not out[(s + k) % 4]) for s in range(4)
+        )
+        self._trick_size = 4 - sum(out)
+        lead_from = self.dealer
+        lone_lead = self.options.lone_lead
+        if self.alone and (
+            lone_lead == "loner_left" or (lone_lead == "canadian" and self.maker_round == 1)
+        ):
+            lead_from = self.maker
+        self.leader = self._next[lead_from]  # the seat after, skipping any that sits out
+        self.turn = self.leader
+        self.phase = PLAY
+        return _NO_OUTCOMES
+
+    def _trick_done(self) -> tuple:
+        cards = self.trick_cards
+        strength = STRENGTH[self.trump][self._eff[cards[0]]]
+        best = max(cards, key=strength.__getitem__)
+        winner = self.trick_seats[cards.index(best)]
+        self.tricks.append((tuple(self.trick_seats), tuple(cards), winner))
+        self.tricks_won[winner] += 1
+        self.trick_seats = []
+        self.trick_cards = []
+        won = {"type": "trick_won", "seat": winner, "trick": len(self.tricks)}
+        if len(self.tricks) < 5:
+            self.turn = self.leader = winner
+            return (won,)
+        return (won, *self._score_hand())
+
+    def _score_hand(self) -> tuple:
+        makers = team_of(self.maker)
+        taken = self.tricks_won[makers] + self.tricks_won[makers + 2]
+        if taken == 5:
+            team, points, kind = (
+                makers,
+                (4 if self.alone else 2),
+                ("lone_march" if self.alone else "march"),
+            )
+        elif taken >= 3:
+            team, points, kind = makers, 1, "made"
+        elif self.defender_alone is not None:
+            team, points, kind = 1 - makers, 4, "euchred_by_lone_defender"
+        else:
+            team, points, kind = 1 - makers, 2, "euchred"
+        self.scores[team] += points
+        scored = {
+            "type": "hand_scored",
+            "hand": self.hand_number,
+            "team": team,
+            "points": points,
+            "result": kind,
+            "makers": makers,
+            "makers_tricks": taken,
+            "scores": self.scores[:],
+        }
+        self.last_hand = scored
+        if self.scores[team] >= self.options.target_score:
+            self.winner = team
+            self.phase = FINISHED
+            self.turn = None
+            return (scored, {"type": "match_finished", "winner": team, "scores": self.scores[:]})
+        self._next_deal()
+        return (scored,)
+
+    def _throw_in(self) -> tuple:
+        thrown = {"type": "hand_thrown_in", "hand": self.hand_number}
+        self.last_hand = thrown
+        self._next_deal()
+        return (thrown,)
+
+    def _next_deal(self) -> None:
+        self.dealer = (self.dealer + 1) % 4
+        self.phase = DEAL
+        self.turn = None
+
+    # ------------------------------------------------------------------ why not
+
+    def _phase_words(self) -> str:
+        return _PHASE_WORDS[self.phase]
+
+    def _not_your_turn(self, seat: int) -> RuleError:
+        if self.phase in (DEAL, FINISHED):
+            return RuleError("wrong_phase", f"No one can act now: {self._phase_words()}.")
+        if seat not in (0, 1, 2, 3):
+            return RuleError("invalid_seat", "A seat is a number from 0 to 3.")
+        if self.out[seat]:
+            return RuleError("sitting_out", "You sit this hand out: your partner went alone.")
+        return RuleError(
+            "not_your_turn", f"It is {SEAT_NAMES[self.turn]}'s turn, not {SEAT_NAMES[seat]}'s."
+        )
+
+    def explain_illegal(self, seat: int, action: A.Action) -> RuleError:
+        """The reason `action` is not legal for `seat` now, as a RuleError (not raised)."""
+        if seat != self.turn:
+            return self._not_your_turn(seat)
+        if not isinstance(action, A.Action) or action.type not in A.ACTION_TYPES:
+            return RuleError("invalid_action", "That is not an action.")
+        phase = self.phase
+        if action.type not in _PHASE_ACTIONS.get(phase, ()):
+            return RuleError("wrong_phase", f"You cannot {action.type} now: {self._phase_words()}.")
+        if action.card is not None and action.card not in range(24):
+            return RuleError("invalid_card", "That is not a card.")
+        if action.alone and not self.options.going_alone:
+            return RuleError("going_alone_disabled", "Going alone is switched off in this match.")
+        if phase == BID2:
+            if action.type == A.PASS:
+                return RuleError(
+                    "dealer_must_call",
+                    "Stick the dealer: everyone else passed twice, so the dealer must name a suit.",
+                )
+            if action.suit == self.turned_down:
+                return RuleError(
+                    "cannot_name_turned_down_suit",
+                    f"{SUIT_NAMES[action.suit].capitalize()} were turned down this hand; "
+                    "name another suit.",
+                )
+        if action.type in (A.PLAY, A.DISCARD) and not self.hands[seat] & BIT[action.card]:
+            return RuleError("card_not_in_hand", f"You do not hold {card_name(action.card)}.")
+        if phase == PLAY:
+            return self._must_follow(seat, action.card)
+        return RuleError("illegal_action", f"You cannot do that now: {self._phase_words()}.")
+
+    def _must_follow(self, seat: int, card: int) -> RuleError:
+        trump = self.trump
+        eff = EFFECTIVE_SUIT[trump]
+        led = eff[self.trick_cards[0]]
+        led_name = SUIT_NAMES[led]
+        followers = [c for c in cards_of(self.hands[seat]) if eff[c] == led]
+        left = make_card(JACK, same_color(trump))
+        trump_note = " (trump)" if led == trump else ""
+        sentence = (
+            f"{led_name.capitalize()}{trump_note} were led and you hold "
+            f"{_names(followers)}, so you must follow suit."
+        )
+        if card == left and suit_of(card) == led:
+            sentence = (
+                f"{card_name(card).capitalize()} is the left bower: this hand it counts as "
+                f"one of the {SUIT_NAMES[trump]}, which are trump, not as one of the {led_name}. "
+                + sentence
+            )
+        elif led == trump and left in followers:
+            sentence += f" {card_name(left).capitalize()} is the left bower and counts as trump."
+        elif rank_of(card) == JACK and same_color(suit_of(card)) == led:
+            sentence += (
+                f" {card_name(card).capitalize()} is one of the {SUIT_NAMES[suit_of(card)]}, "
+                f"not of the {led_name}: only the jack of trump's colour changes suit."
+            )
+        return RuleError("must_follow_suit", sentence)
+
+
+def _names(cards: list[int]) -> str:
+    names = [card_name(c) for c in cards]
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]

@@ -1,0 +1,97 @@
+"""What each seat may see. Every outbound path (API, events, streams, bots) goes through here.
+
+player_view(state, seat): exactly what a person at that seat knows: their own
+cards, the upcard (dealt face up, so everyone saw it, and everyone saw whether
+the dealer took it), every bid, trump, makers, who is alone and who sits out,
+the cards played in the current and completed tricks, trick counts, scores,
+whose turn, and that seat's legal actions. The dealer's discard is shown to
+the dealer alone. No other hand, no kitty, no deck.
+spectator_view(state): the same with no hand at all.
+full_view(state): everything, for replays of finished matches and audits.
+"""
+
+from typing import Any
+
+from .cards import card_str, suit_str
+from .state import DEAL, SEAT_NAMES, MatchState
+
+
+def _cards(cards: list[int] | tuple[int, ...]) -> list[str]:
+    return [card_str(c) for c in cards]
+
+
+def _public(state: MatchState) -> dict[str, Any]:
+    view: dict[str, Any] = {
+        "phase": state.phase,
+        "options": state.options.to_dict(),
+        "scores": state.scores[:],
+        "winner": state.winner,
+        "dealer": state.dealer,
+        "hand_number": state.hand_number,
+        "turn": state.turn,
+        "last_hand": state.last_hand,
+    }
+    if state.phase == DEAL or state.deck is None:
+        view["hand"] = None
+        return view
+    view["hand"] = {
+        "upcard": card_str(state.upcard),
+        "upcard_fate": state.upcard_fate,
+        "turned_down": suit_str(state.turned_down) if state.turned_down is not None else None,
+        "bids": [{"seat": s, **a.to_dict()} for s, a in state.bids if a.type != "discard"],
+        "trump": suit_str(state.trump) if state.trump is not None else None,
+        "maker": state.maker,
+        "alone": state.maker if state.alone else None,
+        "defender_alone": state.defender_alone,
+        "sitting_out": [s for s in range(4) if state.out[s]],
+        "discarded": state.discarded is not None,
+        "hand_sizes": [h.bit_count() for h in state.hands],
+        "current_trick": [
+            {"seat": s, "card": card_str(c)}
+            for s, c in zip(state.trick_seats, state.trick_cards, strict=True)
+        ],
+        "tricks": [
+            {
+                "leader": seats[0],
+                "cards": [
+                    {"seat": s, "card": card_str(c)} for s, c in zip(seats, cards, strict=True)
+                ],
+                "winner": winner,
+            }
+            for seats, cards, winner in state.tricks
+        ],
+        "tricks_won": state.tricks_won[:],
+    }
+    return view
+
+
+def spectator_view(state: MatchState) -> dict[str, Any]:
+    view = _public(state)
+    view["seat"] = None
+    view["legal_actions"] = []
+    return view
+
+
+def player_view(state: MatchState, seat: int) -> dict[str, Any]:
+    view = _public(state)
+    view["seat"] = seat
+    view["seat_name"] = SEAT_NAMES[seat]
+    if view["hand"] is not None:
+        view["hand"]["cards"] = _cards(state.hand_of(seat))
+        if seat == state.dealer and state.discarded is not None:
+            view["hand"]["my_discard"] = card_str(state.discarded)
+    legal = state.legal_actions() if state.turn == seat else ()
+    view["legal_actions"] = [a.to_dict() for a in legal]
+    return view
+
+
+def full_view(state: MatchState) -> dict[str, Any]:
+    view = _public(state)
+    view["seat"] = None
+    view["legal_actions"] = [a.to_dict() for a in state.legal_actions()]
+    if view["hand"] is not None:
+        view["hand"]["hands"] = [_cards(state.hand_of(s)) for s in range(4)]
+        view["hand"]["kitty"] = _cards(state.kitty)
+        view["hand"]["deck"] = _cards(state.deck)
+        view["hand"]["discard"] = card_str(state.discarded) if state.discarded is not None else None
+    return view
