@@ -7,6 +7,7 @@ on the transport security checks.
 """
 
 import os
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -42,6 +43,7 @@ INSTALLED_APPS = [
     "knox",
     "django_filters",
     "drf_spectacular",
+    "drf_spectacular_sidecar",
     "games",
     "bots",
 ]
@@ -115,7 +117,8 @@ REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": ["knox.auth.TokenAuthentication"],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_PARSER_CLASSES": ["games.api_support.LimitedJSONParser"],
+    "EXCEPTION_HANDLER": "games.api_support.exception_handler",
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_THROTTLE_RATES": {
         "auth": os.environ.get("THROTTLE_AUTH", "20/min"),
@@ -129,6 +132,17 @@ SPECTACULAR_SETTINGS = {
     "every match is an append-only event log.",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    "COMPONENT_SPLIT_REQUEST": True,
+}
+
+# One revocable token per device sign-in, kept alive while it is used.
+REST_KNOX = {
+    "TOKEN_TTL": timedelta(days=int(os.environ.get("TOKEN_TTL_DAYS", "30"))),
+    "AUTO_REFRESH": True,
+    "TOKEN_LIMIT_PER_USER": 50,
 }
 
 # Celery: with no broker the tasks run in-process (the embedded default).

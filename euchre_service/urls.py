@@ -1,9 +1,29 @@
 from django.contrib import admin
 from django.urls import path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from knox import views as knox_views
 
 from euchre_service.health import healthz
+from games import apis
+
+api = [
+    path("auth/register", apis.RegisterApi.as_view(), name="register"),
+    path("auth/token", apis.TokenApi.as_view(), name="token"),
+    path("auth/logout", knox_views.LogoutView.as_view(), name="logout"),
+    path("auth/logout-all", knox_views.LogoutAllView.as_view(), name="logout-all"),
+    path("matches", apis.MatchListCreateApi.as_view(), name="matches"),
+    path("matches/<str:match_id>", apis.MatchDetailApi.as_view(), name="match"),
+    path("matches/<str:match_id>/join", apis.MatchJoinApi.as_view(), name="match-join"),
+    path("matches/<str:match_id>/leave", apis.MatchLeaveApi.as_view(), name="match-leave"),
+    path("matches/<str:match_id>/actions", apis.MatchActionApi.as_view(), name="match-actions"),
+    path("matches/<str:match_id>/events", apis.MatchEventsApi.as_view(), name="match-events"),
+    path("matches/<str:match_id>/replay", apis.MatchReplayApi.as_view(), name="match-replay"),
+    path("schema", SpectacularAPIView.as_view(), name="schema"),
+    path("docs", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
+]
 
 urlpatterns = [
     path("healthz", healthz, name="healthz"),
     path("admin/", admin.site.urls),
+    *[path(f"api/v1/{p.pattern}", p.callback, name=p.name) for p in api],
 ]

@@ -1,0 +1,27 @@
+import pytest
+from django.contrib.auth import get_user_model
+from rest_framework.test import APIClient
+
+
+def make_player(username: str = "alice") -> tuple:
+    """A user and an API client signed in with a real token from /auth/token."""
+    user = get_user_model().objects.create_user(username=username, password="a-long-passphrase")
+    client = APIClient()
+    response = client.post(
+        "/api/v1/auth/token",
+        {"username": username, "password": "a-long-passphrase"},
+        format="json",
+    )
+    assert response.status_code == 200, response.content
+    client.credentials(HTTP_AUTHORIZATION=f"Token {response.json()['token']}")
+    return user, client
+
+
+@pytest.fixture
+def player(db):
+    return make_player("alice")
+
+
+@pytest.fixture
+def other_player(db):
+    return make_player("bob")

@@ -1,0 +1,35 @@
+"""A computer player's turn, played through the same path as a person's action."""
+
+import random
+from typing import Any
+
+from bots.players import choose_action
+from games import eventlog
+from games.errors import Conflict
+from games.models import Match, SeatKind
+from games.selectors import player_view_get
+from games.services import action_submit
+
+
+def computer_turn_play(*, match_id: Any, expected_seq: int) -> bool:
+    """Play the computer seat's move if the match is still where the task expects it.
+    Returns whether a move was applied; a stale or duplicated task does nothing."""
+    match = Match.objects.filter(pk=match_id).first()
+    if match is None or match.seq != expected_seq:
+        return False
+    state = eventlog.load_state(match)
+    if state.turn is None:
+        return False
+    seat = match.seats.filter(index=state.turn, kind=SeatKind.COMPUTER).first()
+    if seat is None:
+        return False
+    view = player_view_get(match=match, seat=seat.index, state=state)["view"]
+    rng = random.Random(f"{match.pk}:{expected_seq}")
+    action = choose_action(seat.bot_level, view, rng)
+    try:
+        action_submit(
+            match_id=match.pk, seat_index=seat.index, action=action, expected_seq=expected_seq
+        )
+    except Conflict:
+        return False  # someone else moved first: this task is stale
+    return True

@@ -1,0 +1,353 @@
+"""The REST API: one view per operation, each authenticate, validate, call, answer."""
+
+from typing import Any
+
+from django.contrib.auth import authenticate, get_user_model
+from django.contrib.auth.password_validation import validate_password
+from django.core.exceptions import ValidationError as DjangoValidationError
+from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from knox.views import LoginView as KnoxLoginView
+from rest_framework import serializers
+from rest_framework.exceptions import AuthenticationFailed
+from rest_framework.pagination import PageNumberPagination
+from rest_framework.permissions import AllowAny
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.throttling import ScopedRateThrottle
+from rest_framework.views import APIView
+
+from bots.players import PLAYERS
+from games import selectors, services
+from games.api_support import ErrorSerializer, StrictSerializer
+from games.errors import Conflict
+from games.models import MatchStatus
+
+ERRORS = {code: ErrorSerializer for code in (400, 401, 404, 409, 413, 422, 429)}
+
+
+class MatchViewSerializer(serializers.Serializer):
+    """A match and what the caller's seat sees of it."""
+
+    id = serializers.UUIDField()
+    status = serializers.ChoiceField(choices=MatchStatus.choices)
+    seq = serializers.IntegerField(help_text="The newest event's sequence number.")
+    options = serializers.DictField()
+    hints_allowed = serializers.BooleanField()
+    scores = serializers.ListField(child=serializers.IntegerField())
+    winner_team = serializers.IntegerField(allow_null=True)
+    hands_played = serializers.IntegerField()
+    seats = serializers.ListField(child=serializers.DictField())
+    created_at = serializers.CharField()
+    finished_at = serializers.CharField(allow_null=True)
+    you = serializers.IntegerField(required=False, help_text="Your seat, 0 south to 3 east.")
+    view = serializers.DictField(
+        required=False,
+        help_text="The rules engine's view of your seat (docs/rules.md): your cards, the "
+        "bidding, trump, tricks, scores, whose turn, and your legal actions.",
+    )
+
+
+# ---------------------------------------------------------------- accounts
+
+
+class RegisterApi(APIView):
+    permission_classes = [AllowAny]
+    authentication_classes: list = []
+    throttle_classes = [ScopedRateThrottle]
+    throttle_scope = "auth"
+
+    class InputSerializer(StrictSerializer):
+        username = serializers.RegexField(r"^[\w.@+-]+\Z", min_length=1, max_length=150)
+        password = serializers.CharField(min_length=8, max_length=128, write_only=True)
+
+        def validate_username(self, value: str) -> str:
+            if get_user_model().objects.filter(username__iexact=value).exists():
+                raise serializers.ValidationError("That username is taken.")
+            return value
+
+        def validate(self, data: dict[str, Any]) -> dict[str, Any]:
+            try:
+                validate_password(data["password"], get_user_model()(username=data["username"]))
+            except DjangoValidationError as exc:
+                raise serializers.ValidationError({"password": exc.messages}) from exc
+            return data
+
+    @extend_schema(
+        request=InputSerializer,
+        responses={
+            201: inline_serializer(
+                "Registered",
+                {"id": serializers.IntegerField(), "username": serializers.CharField()},
+            ),
+            **ERRORS,
+        },
+        summary="Create an account",
+    )
+    def post(self, request: Request) -> Response:
+        serializer = self.InputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        user = get_user_model().objects.create_user(**serializer.validated_data)
+        return Response({"id": user.pk, "username": user.get_username()}, status=201)
+
+
+class TokenApi(KnoxLoginView):
+    """A new token for one device; revoke it with /auth/logout."""
+
+    permission_classes = [AllowAny]
+    authentication_classes: list = []
+    throttle_classes = [ScopedRateThrottle]
+    throttle_scope = "auth"
+
+    class InputSerializer(StrictSerializer):
+        username = serializers.CharField(max_length=150)
+        password = serializers.CharField(max_length=128, write_only=True)
+
+    @extend_schema(
+        request=InputSerializer,
+        responses={
+            200: inline_serializer(
+                "Token", {"token": serializers.CharField(), "expiry": serializers.CharField()}
+            ),
+            **ERRORS,
+        },
+        summary="Sign in: a token for this device",
+    )
+    def post(self, request: Request, format: Any = None) -> Response:
+        serializer = self.InputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        user = authenticate(request=request, **serializer.validated_data)
+        if user is None:
+            raise AuthenticationFailed("Wrong username or password.")
+        request.user = user
+        return super().post(request, format)
+
+
+# ---------------------------------------------------------------- matches
+
+
+class SeatInputSerializer(StrictSerializer):
+    kind = serializers.ChoiceField(choices=["me", "open", "computer"])
+    level = serializers.ChoiceField(choices=list(PLAYERS), required=False)
+
+    def validate(self, data: dict[str, Any]) -> dict[str, Any]:
+        if data["kind"] == "computer":
+            data.setdefault("level", next(iter(PLAYERS)))
+        elif "level" in data:
+            raise serializers.ValidationError({"level": ["Only a computer seat has a level."]})
+        return data
+
+
+class OptionsInputSerializer(StrictSerializer):
+    target_score = serializers.IntegerField(min_value=1, max_value=15, required=False)
+    stick_the_dealer = serializers.BooleanField(required=False)
+    going_alone = serializers.BooleanField(required=False)
+    lone_lead = serializers.ChoiceField(
+        choices=["dealer_left", "loner_left", "canadian"], required=False
+    )
+    defending_alone = serializers.BooleanField(required=False)
+
+
+class MatchPagination(PageNumberPagination):
+    page_size = 20
+    page_size_query_param = "page_size"
+    max_page_size = 100
+
+
+class MatchListCreateApi(APIView):
+    class InputSerializer(StrictSerializer):
+        seats = SeatInputSerializer(many=True, help_text="Four seats, south, west, north, east.")
+        options = OptionsInputSerializer(required=False)
+        hints_allowed = serializers.BooleanField(required=False, default=True)
+
+        def validate_seats(self, seats: list[dict[str, Any]]) -> list[dict[str, Any]]:
+            if len(seats) != 4:
+                raise serializers.ValidationError("A match has exactly four seats.")
+            if sum(s["kind"] == "me" for s in seats) != 1:
+                raise serializers.ValidationError("Take exactly one seat yourself (kind 'me').")
+            return seats
+
+    class FilterSerializer(StrictSerializer):
+        status = serializers.ChoiceField(choices=MatchStatus.choices, required=False)
+        page = serializers.IntegerField(min_value=1, required=False)
+        page_size = serializers.IntegerField(min_value=1, max_value=100, required=False)
+
+    @extend_schema(
+        parameters=[FilterSerializer],
+        responses={200: MatchViewSerializer(many=True), **ERRORS},
+        summary="Your matches, newest first",
+    )
+    def get(self, request: Request) -> Response:
+        filters = self.FilterSerializer(data=request.query_params)
+        filters.is_valid(raise_exception=True)
+        matches = selectors.matches_for_user(
+            user=request.user, status=filters.validated_data.get("status")
+        )
+        paginator = MatchPagination()
+        page = paginator.paginate_queryset(matches, request, view=self)
+        return paginator.get_paginated_response(
+            [selectors.match_summary(m, _seat_of(m, request.user)) for m in page]
+        )
+
+    @extend_schema(
+        request=InputSerializer,
+        responses={201: MatchViewSerializer, **ERRORS},
+        summary="Create a match: you, open seats and computer players",
+    )
+    def post(self, request: Request) -> Response:
+        serializer = self.InputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        match = services.match_create(
+            user=request.user,
+            seats=[services.SeatSpec(s["kind"], s.get("level", "")) for s in data["seats"]],
+            options=data.get("options") or {},
+            hints_allowed=data["hints_allowed"],
+        )
+        match, seat = selectors.match_for_user(match_id=match.pk, user=request.user)
+        return Response(selectors.player_view_get(match=match, seat=seat), status=201)
+
+
+def _seat_of(match: Any, user: Any) -> int | None:
+    return next((s.index for s in match.seats.all() if s.user_id == user.pk), None)
+
+
+class MatchDetailApi(APIView):
+    @extend_schema(responses={200: MatchViewSerializer, **ERRORS}, summary="Your view of a match")
+    def get(self, request: Request, match_id: str) -> Response:
+        match, seat = selectors.match_for_user(match_id=match_id, user=request.user)
+        return Response(selectors.player_view_get(match=match, seat=seat))
+
+
+class MatchJoinApi(APIView):
+    class InputSerializer(StrictSerializer):
+        seat = serializers.IntegerField(min_value=0, max_value=3, required=False)
+
+    @extend_schema(
+        request=InputSerializer,
+        responses={200: MatchViewSerializer, **ERRORS},
+        summary="Take an open seat",
+    )
+    def post(self, request: Request, match_id: str) -> Response:
+        serializer = self.InputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        services.match_join(
+            match_id=match_id,
+            user=request.user,
+            seat_index=serializer.validated_data.get("seat"),
+        )
+        match, seat = selectors.match_for_user(match_id=match_id, user=request.user)
+        return Response(selectors.player_view_get(match=match, seat=seat))
+
+
+class MatchLeaveApi(APIView):
+    @extend_schema(
+        request=None,
+        responses={200: MatchViewSerializer, **ERRORS},
+        summary="Leave: a computer player takes your seat",
+    )
+    def post(self, request: Request, match_id: str) -> Response:
+        match, seat = selectors.match_for_user(match_id=match_id, user=request.user)
+        services.match_leave(match_id=match.pk, user=request.user)
+        match.refresh_from_db()
+        return Response({**selectors.match_summary(match), "you": None})
+
+
+class MatchActionApi(APIView):
+    throttle_classes = [ScopedRateThrottle]
+    throttle_scope = "actions"
+
+    class InputSerializer(StrictSerializer):
+        type = serializers.ChoiceField(
+            choices=["pass", "order_up", "call", "discard", "defend_alone", "play"]
+        )
+        card = serializers.CharField(max_length=3, required=False, help_text="e.g. 'JH', 'TD'")
+        suit = serializers.CharField(max_length=1, required=False, help_text="C, D, H or S")
+        alone = serializers.BooleanField(required=False)
+        expected_seq = serializers.IntegerField(
+            min_value=0,
+            required=False,
+            help_text="The seq you last saw; 409 stale_sequence if the match has moved on.",
+        )
+
+    @extend_schema(
+        request=InputSerializer,
+        parameters=[
+            OpenApiParameter(
+                "Idempotency-Key",
+                str,
+                OpenApiParameter.HEADER,
+                required=False,
+                description="Sending the same key again gives the first response again.",
+            )
+        ],
+        responses={200: MatchViewSerializer, **ERRORS},
+        summary="Bid, discard or play",
+    )
+    def post(self, request: Request, match_id: str) -> Response:
+        match, seat = selectors.match_for_user(match_id=match_id, user=request.user)
+        serializer = self.InputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        action = dict(serializer.validated_data)
+        expected_seq = action.pop("expected_seq", None)
+        key = request.headers.get("Idempotency-Key")
+        if key is not None and not 1 <= len(key) <= 128:
+            raise Conflict("invalid_idempotency_key", "An Idempotency-Key has 1 to 128 characters.")
+        result = services.action_submit(
+            match_id=match.pk,
+            seat_index=seat,
+            action=action,
+            expected_seq=expected_seq,
+            idempotency_key=key,
+            user=request.user,
+        )
+        return Response(result.body, status=result.status)
+
+
+class MatchEventsApi(APIView):
+    class FilterSerializer(StrictSerializer):
+        after = serializers.IntegerField(min_value=0, required=False, default=0)
+
+    @extend_schema(
+        parameters=[FilterSerializer],
+        responses={
+            200: inline_serializer(
+                "Events",
+                {
+                    "seq": serializers.IntegerField(),
+                    "events": serializers.ListField(child=serializers.DictField()),
+                },
+            ),
+            **ERRORS,
+        },
+        summary="The log as you may see it",
+    )
+    def get(self, request: Request, match_id: str) -> Response:
+        match, seat = selectors.match_for_user(match_id=match_id, user=request.user)
+        filters = self.FilterSerializer(data=request.query_params)
+        filters.is_valid(raise_exception=True)
+        events = selectors.events_for_seat(
+            match=match, seat=seat, after=filters.validated_data["after"]
+        )
+        return Response({"seq": match.seq, "events": events})
+
+
+class MatchReplayApi(APIView):
+    @extend_schema(
+        responses={
+            200: inline_serializer(
+                "Replay",
+                {
+                    "id": serializers.UUIDField(),
+                    "setup": serializers.ListField(child=serializers.DictField()),
+                    "hands": serializers.ListField(child=serializers.DictField()),
+                },
+            ),
+            **ERRORS,
+        },
+        summary="A finished match, every hand with its deal",
+    )
+    def get(self, request: Request, match_id: str) -> Response:
+        match, _seat = selectors.match_for_user(match_id=match_id, user=request.user)
+        if match.status != MatchStatus.FINISHED:
+            raise Conflict("match_not_finished", "A replay is available once the match is over.")
+        return Response(selectors.replay_get(match=match))

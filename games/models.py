@@ -1,0 +1,183 @@
+"""Matches, seats, the event log, and the projections derived from it.
+
+The log (Event) is the source of truth: a match's state is the replay of its
+events through the rules engine. Match summary fields and Hand rows are
+projections written in the same transaction as the events they follow from,
+and `manage.py rebuild_projections` rewrites them from the log.
+"""
+
+import uuid
+
+from django.conf import settings
+from django.db import models
+
+
+class MatchStatus(models.TextChoices):
+    WAITING = "waiting", "waiting for players"
+    ACTIVE = "active", "being played"
+    FINISHED = "finished", "finished"
+
+
+class SeatKind(models.TextChoices):
+    HUMAN = "human", "person"
+    OPEN = "open", "open seat"
+    COMPUTER = "computer", "computer player"
+
+
+class Match(models.Model):
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="matches_created"
+    )
+    status = models.CharField(max_length=16, choices=MatchStatus, default=MatchStatus.WAITING)
+    options = models.JSONField(help_text="The rules engine's options for this match.")
+    hints_allowed = models.BooleanField(default=True)
+    first_dealer = models.PositiveSmallIntegerField()
+    # The sequence number of the newest event: the match row is locked while an
+    # action is applied, and a client may send the number it expects.
+    seq = models.PositiveIntegerField(default=0)
+    score_ns = models.PositiveSmallIntegerField("score south-north", default=0)
+    score_we = models.PositiveSmallIntegerField("score west-east", default=0)
+    winner_team = models.PositiveSmallIntegerField(null=True, blank=True)
+    hands_played = models.PositiveSmallIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        verbose_name_plural = "matches"
+        indexes = [models.Index(fields=["status", "updated_at"])]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(first_dealer__lte=3), name="match_dealer_seat"
+            ),
+            models.CheckConstraint(
+                condition=models.Q(winner_team__isnull=True) | models.Q(winner_team__lte=1),
+                name="match_winner_team",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"match {self.id} ({self.status})"
+
+
+class Seat(models.Model):
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="seats")
+    index = models.PositiveSmallIntegerField()
+    kind = models.CharField(max_length=16, choices=SeatKind)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="seats",
+    )
+    bot_level = models.CharField(max_length=16, blank=True, default="")
+
+    class Meta:
+        ordering = ["index"]
+        constraints = [
+            models.UniqueConstraint(fields=["match", "index"], name="seat_unique_index"),
+            models.UniqueConstraint(
+                fields=["match", "user"],
+                condition=models.Q(user__isnull=False),
+                name="seat_one_per_user",
+            ),
+            models.CheckConstraint(condition=models.Q(index__lte=3), name="seat_index_range"),
+            models.CheckConstraint(
+                condition=(models.Q(kind="human") & models.Q(user__isnull=False))
+                | (~models.Q(kind="human") & models.Q(user__isnull=True)),
+                name="seat_user_iff_human",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"seat {self.index} of {self.match_id}"
+
+
+class Hand(models.Model):
+    """A projection: one row per dealt hand, filled in as the hand goes."""
+
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="hands")
+    number = models.PositiveSmallIntegerField()
+    dealer = models.PositiveSmallIntegerField()
+    commitment = models.CharField(max_length=64)
+    upcard = models.CharField(max_length=2)
+    trump = models.CharField(max_length=1, blank=True, default="")
+    maker = models.PositiveSmallIntegerField(null=True, blank=True)
+    alone = models.BooleanField(default=False)
+    result = models.CharField(max_length=32, blank=True, default="")
+    scoring_team = models.PositiveSmallIntegerField(null=True, blank=True)
+    points = models.PositiveSmallIntegerField(default=0)
+    makers_tricks = models.PositiveSmallIntegerField(null=True, blank=True)
+    first_seq = models.PositiveIntegerField()
+    last_seq = models.PositiveIntegerField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["match", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["match", "number"], name="hand_unique_number"),
+        ]
+
+    def __str__(self) -> str:
+        return f"hand {self.number} of {self.match_id}"
+
+
+class EventQuerySet(models.QuerySet):
+    def update(self, **kwargs):
+        raise TypeError("Events are never updated: the log is append-only.")
+
+    def delete(self):
+        raise TypeError("Events are never deleted: the log is append-only.")
+
+
+class Event(models.Model):
+    """One entry of a match's append-only log. Written only by games.eventlog."""
+
+    match = models.ForeignKey(Match, on_delete=models.PROTECT, related_name="events")
+    seq = models.PositiveIntegerField()
+    type = models.CharField(max_length=32)
+    seat = models.PositiveSmallIntegerField(null=True, blank=True)
+    payload = models.JSONField(default=dict)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = EventQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["match", "seq"]
+        constraints = [
+            models.UniqueConstraint(fields=["match", "seq"], name="event_unique_seq"),
+            models.CheckConstraint(condition=models.Q(seq__gte=1), name="event_seq_positive"),
+        ]
+
+    def __str__(self) -> str:
+        return f"#{self.seq} {self.type}"
+
+    def save(self, *args, **kwargs):
+        if not self._state.adding:
+            raise TypeError("Events are never updated: the log is append-only.")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        raise TypeError("Events are never deleted: the log is append-only.")
+
+
+
+class IdempotentResponse(models.Model):
+    """The response first given to a request that carried an Idempotency-Key."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE)
+    key = models.CharField(max_length=128)
+    match = models.ForeignKey(Match, on_delete=models.CASCADE)
+    status_code = models.PositiveSmallIntegerField()
+    body = models.JSONField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["user", "key"], name="idempotency_unique_key"),
+        ]
+
+    def __str__(self) -> str:
+        return f"idempotency key {self.key} of user {self.user_id}"

@@ -1,0 +1,99 @@
+"""Match summaries and hand rows, derived from events.
+
+`project` is called with the events just appended, in the same transaction;
+`rebuild` clears the projections of a match and projects its whole log, so
+both paths share one piece of code.
+"""
+
+from collections.abc import Iterable
+
+from django.db import transaction
+from django.utils import timezone
+
+from games.models import Event, Hand, Match, MatchStatus
+
+
+def project(match: Match, events: Iterable[Event]) -> None:
+    """Update `match` (saved by the caller) and its Hand rows for new events."""
+    for event in events:
+        handler = _HANDLERS.get(event.type)
+        if handler is not None:
+            handler(match, event)
+
+
+def _match_created(match: Match, event: Event) -> None:
+    match.status = MatchStatus.WAITING
+    match.score_ns = match.score_we = match.hands_played = 0
+    match.winner_team = None
+    match.finished_at = None
+
+
+def _match_started(match: Match, event: Event) -> None:
+    match.status = MatchStatus.ACTIVE
+
+
+def _hand_dealt(match: Match, event: Event) -> None:
+    p = event.payload
+    Hand.objects.create(
+        match=match,
+        number=p["hand"],
+        dealer=p["dealer"],
+        commitment=p["commitment"],
+        upcard=p["upcard"],
+        first_seq=event.seq,
+    )
+
+
+def _bid(match: Match, event: Event) -> None:
+    action = event.payload["action"]
+    if action["type"] == "order_up":
+        trump = match.hands.latest("number").upcard[-1]
+    elif action["type"] == "call":
+        trump = action["suit"]
+    else:
+        return
+    match.hands.filter(number=match.hands.latest("number").number).update(
+        trump=trump, maker=event.seat, alone=action["alone"]
+    )
+
+
+def _hand_over(match: Match, event: Event) -> None:
+    p = event.payload
+    fields = {"last_seq": event.seq}
+    if event.type == "hand_scored":
+        fields.update(
+            result=p["result"],
+            scoring_team=p["team"],
+            points=p["points"],
+            makers_tricks=p["makers_tricks"],
+        )
+        match.score_ns, match.score_we = p["scores"]
+    else:
+        fields["result"] = "thrown_in"
+    match.hands.filter(number=p["hand"]).update(**fields)
+    match.hands_played = p["hand"]
+
+
+def _match_finished(match: Match, event: Event) -> None:
+    match.status = MatchStatus.FINISHED
+    match.winner_team = event.payload["winner"]
+    match.finished_at = event.created_at or timezone.now()
+
+
+_HANDLERS = {
+    "match_created": _match_created,
+    "match_started": _match_started,
+    "hand_dealt": _hand_dealt,
+    "bid": _bid,
+    "hand_scored": _hand_over,
+    "hand_thrown_in": _hand_over,
+    "match_finished": _match_finished,
+}
+
+
+def rebuild(match: Match) -> None:
+    with transaction.atomic():
+        match = Match.objects.select_for_update().get(pk=match.pk)
+        match.hands.all().delete()
+        project(match, Event.objects.filter(match=match).order_by("seq"))
+        match.save()

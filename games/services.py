@@ -1,0 +1,275 @@
+"""Everything that changes a match, each in one transaction.
+
+Every change appends events through games.eventlog, updates the projections in
+the same transaction, and after the commit caches the new state and asks for
+the next computer player's turn. People's and computer players' actions take
+the same path: action_submit.
+"""
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import IntegrityError, transaction
+
+from bots.players import PLAYERS
+from games import engine as E
+from games import eventlog, fairness, projections
+from games.errors import BadInput, Conflict, NotFound, from_rule_error
+from games.eventlog import NewEvent
+from games.models import IdempotentResponse, Match, MatchStatus, Seat, SeatKind
+from games.selectors import is_match_id, player_view_get
+from games.turns import schedule_computer_turn
+
+
+@dataclass(frozen=True)
+class SeatSpec:
+    """What the creator asks for at one seat."""
+
+    kind: str  # "me", "open" or "computer"
+    level: str = ""
+
+
+@dataclass(frozen=True)
+class ActionResponse:
+    status: int
+    body: dict[str, Any]
+
+
+# ---------------------------------------------------------------- creating and joining
+
+
+def match_create(
+    *,
+    user: AbstractBaseUser,
+    seats: list[SeatSpec],
+    options: dict[str, Any] | None = None,
+    hints_allowed: bool = True,
+    first_dealer: int = 3,
+) -> Match:
+    if len(seats) != 4:
+        raise BadInput("invalid_seats", "A match has exactly four seats.")
+    if sum(spec.kind == "me" for spec in seats) != 1:
+        raise BadInput("invalid_seats", "Take exactly one seat yourself (kind 'me').")
+    for spec in seats:
+        if spec.kind == "computer" and spec.level not in PLAYERS:
+            raise BadInput(
+                "invalid_level",
+                f"Unknown computer level {spec.level!r}: use one of {', '.join(PLAYERS)}.",
+            )
+    try:
+        rules = E.Options.from_dict(options)
+    except E.RuleError as exc:
+        raise from_rule_error(exc) from exc
+
+    with transaction.atomic():
+        match = Match.objects.create(
+            created_by=user,
+            options=rules.to_dict(),
+            hints_allowed=hints_allowed,
+            first_dealer=first_dealer,
+        )
+        events = [
+            NewEvent(
+                "match_created",
+                None,
+                {
+                    "options": rules.to_dict(),
+                    "first_dealer": first_dealer,
+                    "hints_allowed": hints_allowed,
+                },
+            )
+        ]
+        for index, spec in enumerate(seats):
+            if spec.kind == "me":
+                seat = Seat.objects.create(match=match, index=index, kind=SeatKind.HUMAN, user=user)
+            elif spec.kind == "computer":
+                seat = Seat.objects.create(
+                    match=match, index=index, kind=SeatKind.COMPUTER, bot_level=spec.level
+                )
+            else:
+                Seat.objects.create(match=match, index=index, kind=SeatKind.OPEN)
+                continue
+            events.append(_seat_taken(seat))
+        _commit_events(match, E.MatchState(rules, first_dealer), events)
+    return match
+
+
+def _seat_taken(seat: Seat) -> NewEvent:
+    return NewEvent(
+        "seat_taken",
+        seat.index,
+        {
+            "seat": seat.index,
+            "kind": seat.kind,
+            "user_id": seat.user_id,
+            "username": seat.user.get_username() if seat.user else None,
+            "level": seat.bot_level or None,
+        },
+    )
+
+
+def match_join(*, match_id: Any, user: AbstractBaseUser, seat_index: int | None = None) -> Match:
+    """Take an open seat (the first one unless `seat_index` names one)."""
+    with transaction.atomic():
+        match = _locked_match(match_id)
+        seated = match.seats.filter(user=user).exists()
+        if match.status != MatchStatus.WAITING and not seated:
+            raise NotFound()  # an invite is good only while the match waits for players
+        if seated:
+            raise Conflict("already_seated", "You already have a seat at this match.")
+        open_seats = match.seats.filter(kind=SeatKind.OPEN)
+        if seat_index is not None:
+            open_seats = open_seats.filter(index=seat_index)
+        seat = open_seats.order_by("index").first()
+        if seat is None:
+            raise Conflict("seat_taken", "That seat is not open.")
+        seat.kind, seat.user = SeatKind.HUMAN, user
+        seat.save(update_fields=["kind", "user"])
+        state = eventlog.load_state(match)
+        _commit_events(match, state, [_seat_taken(seat)])
+    return match
+
+
+def match_leave(*, match_id: Any, user: AbstractBaseUser, level: str = "") -> Match:
+    """Leave a match: a computer player takes over the seat (an event records it)."""
+    level = level or next(iter(PLAYERS))
+    with transaction.atomic():
+        match = _locked_match(match_id)
+        seat = match.seats.filter(user=user).first()
+        if seat is None:
+            raise NotFound()
+        if match.status == MatchStatus.FINISHED:
+            raise Conflict("match_finished", "The match is over.")
+        seat.kind, seat.user, seat.bot_level = SeatKind.COMPUTER, None, level
+        seat.save(update_fields=["kind", "user", "bot_level"])
+        state = eventlog.load_state(match)
+        _commit_events(
+            match, state, [NewEvent("seat_left", seat.index, {"seat": seat.index, "level": level})]
+        )
+    return match
+
+
+# ---------------------------------------------------------------- actions
+
+
+def action_submit(
+    *,
+    match_id: Any,
+    seat_index: int,
+    action: dict[str, Any],
+    expected_seq: int | None = None,
+    idempotency_key: str | None = None,
+    user: AbstractBaseUser | None = None,
+) -> ActionResponse:
+    """Apply one seat's action. `user` is the person acting (None for a computer player);
+    with an idempotency key, a repeated request gets the first response again."""
+    with transaction.atomic():
+        match = _locked_match(match_id)
+        if idempotency_key is not None:
+            stored = IdempotentResponse.objects.filter(user=user, key=idempotency_key).first()
+            if stored is not None:
+                if stored.match_id != match.pk:
+                    raise Conflict(
+                        "idempotency_key_reused",
+                        "This Idempotency-Key was already used for another match.",
+                    )
+                return ActionResponse(stored.status_code, stored.body)
+        if match.status == MatchStatus.FINISHED:
+            raise Conflict("match_finished", "The match is over.", seq=match.seq)
+        if match.status != MatchStatus.ACTIVE:
+            raise Conflict("match_not_started", "The match starts when every seat is taken.")
+        if expected_seq is not None and expected_seq != match.seq:
+            raise Conflict(
+                "stale_sequence",
+                f"The match has moved on: its newest event is {match.seq}, not {expected_seq}.",
+                seq=match.seq,
+            )
+        state = eventlog.load_state(match)
+        try:
+            parsed = E.action_from_dict(action)
+            outcomes = state.apply_action(seat_index, parsed)
+        except E.RuleError as exc:
+            raise from_rule_error(exc, seq=match.seq) from exc
+        events = [eventlog.action_event(seat_index, parsed), *eventlog.outcome_events(outcomes)]
+        _commit_events(match, state, events)
+        body = {
+            "seq": match.seq,
+            "view": player_view_get(match=match, state=state, seat=seat_index),
+        }
+        if idempotency_key is not None:
+            try:
+                with transaction.atomic():
+                    IdempotentResponse.objects.create(
+                        user=user, key=idempotency_key, match=match, status_code=200, body=body
+                    )
+            except IntegrityError as exc:  # pragma: no cover - the match lock makes this rare
+                raise Conflict("idempotency_key_reused", "Retry with the same key.") from exc
+    return ActionResponse(200, body)
+
+
+def _locked_match(match_id: Any) -> Match:
+    match = None
+    if is_match_id(match_id):
+        match = Match.objects.select_for_update().filter(pk=match_id).first()
+    if match is None:
+        raise NotFound()
+    return match
+
+
+def _commit_events(match: Match, state: E.MatchState, events: list[NewEvent]) -> None:
+    """Append `events` (and what follows from them: the start of the match, the next
+    deal, the reveal of a finished hand's deck), project, and schedule what comes next."""
+    events = list(events)
+    if match.status == MatchStatus.WAITING and _all_seats_taken(match, events):
+        events.append(NewEvent("match_started"))
+    hand_over = any(e.type in ("hand_scored", "hand_thrown_in") for e in events)
+    if hand_over:
+        events.append(_reveal(match, state))
+    starting = any(e.type == "match_started" for e in events)
+    if (starting or hand_over) and state.phase == E.DEAL:
+        events.append(_deal(state))
+    rows = eventlog.append(match, events)
+    projections.project(match, rows)
+    match.save()
+    eventlog.remember_on_commit(match, state)
+    if state.turn is not None:
+        schedule_computer_turn(match, state.turn)
+
+
+def _all_seats_taken(match: Match, events: list[NewEvent]) -> bool:
+    return not match.seats.filter(kind=SeatKind.OPEN).exists()
+
+
+def _deal(state: E.MatchState) -> NewEvent:
+    deck = E.shuffled_deck()
+    cards = fairness.deck_text(deck)
+    salt = fairness.new_salt()
+    state.deal(deck)
+    return NewEvent(
+        "hand_dealt",
+        None,
+        {
+            "hand": state.hand_number,
+            "dealer": state.dealer,
+            "upcard": E.card_str(state.upcard),
+            "commitment": fairness.commitment(cards, salt),
+            "deck": cards.split(),
+            "salt": salt,
+        },
+    )
+
+
+def _reveal(match: Match, state: E.MatchState) -> NewEvent:
+    dealt = match.events.filter(type="hand_dealt").order_by("-seq").first()
+    payload = dealt.payload
+    return NewEvent(
+        "hand_revealed",
+        None,
+        {
+            "hand": payload["hand"],
+            "deck": payload["deck"],
+            "salt": payload["salt"],
+            "commitment": payload["commitment"],
+        },
+    )
