@@ -35,8 +35,8 @@ def validate_deck(deck: object) -> tuple[int, ...]:
     if (
         not isinstance(deck, list | tuple)
         or len(deck) != 24
+        or not all(type(c) is int for c in deck)  # before set(): no bools, nothing unhashable
         or set(deck) != _DECK_SET
-        or not all(type(c) is int for c in deck)
     ):
         raise RuleError("invalid_deck", "A deck is the 24 cards, each exactly once.")
     return tuple(deck)

@@ -122,8 +122,10 @@ class MatchState:
     )
 
     def __init__(self, options: Options | None = None, first_dealer: int = 3) -> None:
-        if first_dealer not in (0, 1, 2, 3):
+        if type(first_dealer) is not int or first_dealer not in (0, 1, 2, 3):
             raise RuleError("invalid_seat", "The first dealer is a seat from 0 to 3.")
+        if options is not None and not isinstance(options, Options):
+            raise RuleError("invalid_option", "options must be an Options (see Options.from_dict).")
         self.options = options or Options()
         self.scores = [0, 0]
         self.dealer = first_dealer
@@ -387,7 +389,7 @@ class MatchState:
             "makers_tricks": taken,
             "scores": self.scores[:],
         }
-        self.last_hand = scored
+        self.last_hand = {**scored, "scores": self.scores[:]}  # not shared with the caller
         if self.scores[team] >= self.options.target_score:
             self.winner = team
             self.phase = FINISHED
@@ -398,7 +400,7 @@ class MatchState:
 
     def _throw_in(self) -> tuple:
         thrown = {"type": "hand_thrown_in", "hand": self.hand_number}
-        self.last_hand = thrown
+        self.last_hand = dict(thrown)
         self._next_deal()
         return (thrown,)
 

@@ -13,11 +13,19 @@ full_view(state): everything, for replays of finished matches and audits.
 from typing import Any
 
 from .cards import card_str, suit_str
+from .errors import RuleError
 from .state import DEAL, SEAT_NAMES, MatchState
 
 
 def _cards(cards: list[int] | tuple[int, ...]) -> list[str]:
     return [card_str(c) for c in cards]
+
+
+def _copy(outcome: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A copy of an outcome dict, so that changing a view never changes the state."""
+    if outcome is None:
+        return None
+    return {k: (v[:] if isinstance(v, list) else v) for k, v in outcome.items()}
 
 
 def _public(state: MatchState) -> dict[str, Any]:
@@ -29,7 +37,7 @@ def _public(state: MatchState) -> dict[str, Any]:
         "dealer": state.dealer,
         "hand_number": state.hand_number,
         "turn": state.turn,
-        "last_hand": state.last_hand,
+        "last_hand": _copy(state.last_hand),
     }
     if state.phase == DEAL or state.deck is None:
         view["hand"] = None
@@ -73,6 +81,8 @@ def spectator_view(state: MatchState) -> dict[str, Any]:
 
 
 def player_view(state: MatchState, seat: int) -> dict[str, Any]:
+    if type(seat) is not int or seat not in (0, 1, 2, 3):
+        raise RuleError("invalid_seat", "A seat is a number from 0 to 3.")
     view = _public(state)
     view["seat"] = seat
     view["seat_name"] = SEAT_NAMES[seat]
