@@ -4,10 +4,10 @@ import random
 from typing import Any
 
 from bots.players import choose_action
+from games import engine as E
 from games import eventlog
 from games.errors import Conflict
 from games.models import Match, SeatKind
-from games.selectors import player_view_get
 from games.services import action_submit
 
 
@@ -17,13 +17,13 @@ def computer_turn_play(*, match_id: Any, expected_seq: int) -> bool:
     match = Match.objects.filter(pk=match_id).first()
     if match is None or match.seq != expected_seq:
         return False
-    state = eventlog.load_state(match)
+    state = eventlog.load(match).state
     if state.turn is None:
         return False
     seat = match.seats.filter(index=state.turn, kind=SeatKind.COMPUTER).first()
     if seat is None:
         return False
-    view = player_view_get(match=match, seat=seat.index, state=state)["view"]
+    view = E.player_view(state, seat.index)
     rng = random.Random(f"{match.pk}:{expected_seq}")
     action = choose_action(seat.bot_level, view, rng)
     try:

@@ -85,6 +85,7 @@ class Replayer:
 
     def __init__(self) -> None:
         self.state: E.MatchState | None = None
+        self.commitment: str | None = None  # of the newest deal
         self.pending: list[dict[str, Any]] = []
         self.index = 0
 
@@ -122,6 +123,7 @@ class Replayer:
             raise LogError(self.index, "missing_derived_event", f"expected {self.pending[0]}")
         if type_ == "hand_dealt":
             self.state.deal([E.parse_card(c) for c in payload["deck"]])
+            self.commitment = payload["commitment"]
             return
         if type_ in ("bid", "discard", "card_played"):
             action = E.action_from_dict(payload["action"])
@@ -143,28 +145,38 @@ def fold(events: Iterable[Event]) -> E.MatchState:
 # since the last one this process saw. Entries are put in on commit only, and
 # events are never changed, so a cached (seq, state) pair stays true.
 _CACHE_SIZE = 512
-_cache: "OrderedDict[Any, tuple[int, E.MatchState]]" = OrderedDict()
+_cache: "OrderedDict[Any, tuple[int, E.MatchState, str | None]]" = OrderedDict()
+
+
+@dataclass
+class Folded:
+    state: E.MatchState  # a copy the caller owns
+    commitment: str | None  # the commitment to the newest deal
+
+
+def load(match: Match) -> Folded:
+    """The state after the match's newest event, `match.seq`."""
+    replayer = Replayer()
+    cached = _cache.get(match.pk)
+    seq = 0
+    if cached is not None and cached[0] <= match.seq:
+        seq, state, replayer.commitment = cached
+        replayer.state, replayer.index = state.clone(), seq
+    if seq < match.seq:
+        for event in Event.objects.filter(match=match, seq__gt=seq).order_by("seq"):
+            replayer.feed(event.type, event.seat, event.payload)
+    return Folded(replayer.state, replayer.commitment)
 
 
 def load_state(match: Match) -> E.MatchState:
-    """The state after the match's newest event (a fresh copy the caller owns)."""
-    cached = _cache.get(match.pk)
-    replayer = Replayer()
-    if cached is not None and cached[0] <= match.seq:
-        seq, replayer.state = cached[0], cached[1].clone()
-        replayer.index = seq
-    else:
-        seq = 0
-    for event in Event.objects.filter(match=match, seq__gt=seq).order_by("seq"):
-        replayer.feed(event.type, event.seat, event.payload)
-    return replayer.state
+    return load(match).state
 
 
-def remember_on_commit(match: Match, state: E.MatchState) -> None:
-    seq, snapshot = match.seq, state.clone()
+def remember_on_commit(match: Match, folded: Folded) -> None:
+    entry = (match.seq, folded.state.clone(), folded.commitment)
 
     def remember() -> None:
-        _cache[match.pk] = (seq, snapshot)
+        _cache[match.pk] = entry
         _cache.move_to_end(match.pk)
         while len(_cache) > _CACHE_SIZE:
             _cache.popitem(last=False)

@@ -76,21 +76,16 @@ def match_summary(match: Match, viewer: int | None = None) -> dict[str, Any]:
 
 
 def player_view_get(
-    *, match: Match, seat: int, state: E.MatchState | None = None
+    *, match: Match, seat: int, folded: eventlog.Folded | None = None
 ) -> dict[str, Any]:
-    """The match as the player at `seat` sees it: summary, the engine's view, the
+    """The match as the player at `seat` sees it: summary, the engine's view with the
     commitment to the current deal, and the newest sequence number."""
-    if state is None:
-        state = eventlog.load_state(match)
-    view = E.player_view(state, seat)
+    if folded is None:
+        folded = eventlog.load(match)
+    view = E.player_view(folded.state, seat)
     if view["hand"] is not None:
-        dealt = _current_deal(match)
-        view["hand"]["commitment"] = dealt.payload["commitment"] if dealt else None
+        view["hand"]["commitment"] = folded.commitment
     return {**match_summary(match, seat), "you": seat, "view": view}
-
-
-def _current_deal(match: Match) -> Event | None:
-    return match.events.filter(type="hand_dealt").order_by("-seq").only("payload").first()
 
 
 # ---------------------------------------------------------------- the log, per seat

@@ -91,7 +91,7 @@ def match_create(
                 Seat.objects.create(match=match, index=index, kind=SeatKind.OPEN)
                 continue
             events.append(_seat_taken(seat))
-        _commit_events(match, E.MatchState(rules, first_dealer), events)
+        _commit_events(match, eventlog.Folded(E.MatchState(rules, first_dealer), None), events)
     return match
 
 
@@ -126,8 +126,7 @@ def match_join(*, match_id: Any, user: AbstractBaseUser, seat_index: int | None 
             raise Conflict("seat_taken", "That seat is not open.")
         seat.kind, seat.user = SeatKind.HUMAN, user
         seat.save(update_fields=["kind", "user"])
-        state = eventlog.load_state(match)
-        _commit_events(match, state, [_seat_taken(seat)])
+        _commit_events(match, eventlog.load(match), [_seat_taken(seat)])
     return match
 
 
@@ -143,9 +142,10 @@ def match_leave(*, match_id: Any, user: AbstractBaseUser, level: str = "") -> Ma
             raise Conflict("match_finished", "The match is over.")
         seat.kind, seat.user, seat.bot_level = SeatKind.COMPUTER, None, level
         seat.save(update_fields=["kind", "user", "bot_level"])
-        state = eventlog.load_state(match)
         _commit_events(
-            match, state, [NewEvent("seat_left", seat.index, {"seat": seat.index, "level": level})]
+            match,
+            eventlog.load(match),
+            [NewEvent("seat_left", seat.index, {"seat": seat.index, "level": level})],
         )
     return match
 
@@ -185,18 +185,15 @@ def action_submit(
                 f"The match has moved on: its newest event is {match.seq}, not {expected_seq}.",
                 seq=match.seq,
             )
-        state = eventlog.load_state(match)
+        folded = eventlog.load(match)
         try:
             parsed = E.action_from_dict(action)
-            outcomes = state.apply_action(seat_index, parsed)
+            outcomes = folded.state.apply_action(seat_index, parsed)
         except E.RuleError as exc:
             raise from_rule_error(exc, seq=match.seq) from exc
         events = [eventlog.action_event(seat_index, parsed), *eventlog.outcome_events(outcomes)]
-        _commit_events(match, state, events)
-        body = {
-            "seq": match.seq,
-            "view": player_view_get(match=match, state=state, seat=seat_index),
-        }
+        _commit_events(match, folded, events)
+        body = player_view_get(match=match, seat=seat_index, folded=folded)
         if idempotency_key is not None:
             try:
                 with transaction.atomic():
@@ -217,9 +214,10 @@ def _locked_match(match_id: Any) -> Match:
     return match
 
 
-def _commit_events(match: Match, state: E.MatchState, events: list[NewEvent]) -> None:
+def _commit_events(match: Match, folded: eventlog.Folded, events: list[NewEvent]) -> None:
     """Append `events` (and what follows from them: the start of the match, the next
     deal, the reveal of a finished hand's deck), project, and schedule what comes next."""
+    state = folded.state
     events = list(events)
     if match.status == MatchStatus.WAITING and _all_seats_taken(match, events):
         events.append(NewEvent("match_started"))
@@ -229,10 +227,11 @@ def _commit_events(match: Match, state: E.MatchState, events: list[NewEvent]) ->
     starting = any(e.type == "match_started" for e in events)
     if (starting or hand_over) and state.phase == E.DEAL:
         events.append(_deal(state))
+        folded.commitment = events[-1].payload["commitment"]
     rows = eventlog.append(match, events)
     projections.project(match, rows)
     match.save()
-    eventlog.remember_on_commit(match, state)
+    eventlog.remember_on_commit(match, folded)
     if state.turn is not None:
         schedule_computer_turn(match, state.turn)
 

@@ -25,3 +25,18 @@ def player(db):
 @pytest.fixture
 def other_player(db):
     return make_player("bob")
+
+
+@pytest.fixture(autouse=True)
+def _fresh_throttle_counters():
+    """Throttle counters live in the shared cache (Redis in the test run): start each test clean."""
+    from django.core.cache import cache
+
+    cache.clear()
+    yield
+
+
+@pytest.fixture(autouse=True)
+def _fast_password_hashing(settings):
+    # PBKDF2's deliberate slowness is for production; tests create many accounts.
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

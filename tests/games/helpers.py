@@ -1,0 +1,45 @@
+"""Shared helpers for the service tests: matches set up and played over HTTP."""
+
+from typing import Any
+
+COMPUTERS = [{"kind": "me"}] + [{"kind": "computer", "level": "random"}] * 3
+OPEN = [{"kind": "me"}] + [{"kind": "open"}] * 3
+
+
+def create_match(client, seats=None, **extra) -> dict[str, Any]:
+    response = client.post("/api/v1/matches", {"seats": seats or COMPUTERS, **extra}, format="json")
+    assert response.status_code == 201, response.content
+    return response.json()
+
+
+def four_player_match(clients, **extra) -> str:
+    """A match with four people: clients[0] creates it, the others join in order."""
+    match_id = create_match(clients[0], OPEN, **extra)["id"]
+    for seat, client in enumerate(clients[1:], start=1):
+        response = client.post(f"/api/v1/matches/{match_id}/join", {"seat": seat}, format="json")
+        assert response.status_code == 200, response.content
+    return match_id
+
+
+def view(client, match_id: str) -> dict[str, Any]:
+    response = client.get(f"/api/v1/matches/{match_id}")
+    assert response.status_code == 200, response.content
+    return response.json()
+
+
+def act(client, match_id: str, action: dict[str, Any], **headers) -> Any:
+    return client.post(f"/api/v1/matches/{match_id}/actions", action, format="json", **headers)
+
+
+def play_to_the_end(client, match_id: str, max_actions: int = 3000) -> dict[str, Any]:
+    """The client's seat plays its first legal action whenever it is its turn."""
+    body = view(client, match_id)
+    for _ in range(max_actions):
+        if body["status"] == "finished":
+            return body
+        legal = body["view"]["legal_actions"]
+        assert legal, "the only person at the table must be the one to act"
+        response = act(client, match_id, legal[0])
+        assert response.status_code == 200, response.content
+        body = view(client, match_id)
+    raise AssertionError("the match did not end")
