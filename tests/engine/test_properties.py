@@ -1,0 +1,236 @@
+"""Properties over random deals, random options and random legal play (hypothesis).
+
+Each example is a seed: the decks and every choice come from random.Random(seed),
+so a failure shrinks to a seed and an option set that replay exactly.
+"""
+
+import random
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from games import engine as E
+from games.engine import actions as A
+from games.engine.cards import BIT
+from games.engine.state import MatchState
+
+FULL = (1 << 24) - 1
+
+options_st = st.builds(
+    E.Options,
+    target_score=st.integers(1, 15),
+    stick_the_dealer=st.booleans(),
+    going_alone=st.booleans(),
+    lone_lead=st.sampled_from(["dealer_left", "loner_left", "canadian"]),
+    defending_alone=st.booleans(),
+)
+seeds = st.integers(0, 2**32 - 1)
+seats = st.integers(0, 3)
+
+# Every action there is: the legal ones of a moment are always among these.
+EVERY_ACTION = (
+    A.PASS_ACTION,
+    A.DEFEND_ALONE_ACTION,
+    *A.ORDER_UP_ACTIONS,
+    *(a for pair in A.CALL_ACTIONS for a in pair),
+    *A.DISCARD_ACTIONS,
+    *A.PLAY_ACTIONS,
+)
+
+
+def property_test(max_examples: int):
+    """Seeded and reproducible (derandomize), no per-example deadline on a slow VM."""
+    return settings(
+        max_examples=max_examples,
+        deadline=None,
+        derandomize=True,
+        suppress_health_check=[HealthCheck.too_slow],
+    )
+
+
+def played_mask(state: MatchState) -> int:
+    mask = 0
+    for _, cards, _ in state.tricks:
+        for c in cards:
+            mask |= BIT[c]
+    for c in state.trick_cards:
+        mask |= BIT[c]
+    return mask
+
+
+def assert_cards_conserved(state: MatchState) -> None:
+    """Hands, kitty and played cards are the 24 cards, each exactly once."""
+    if state.deck is None or state.phase in (E.DEAL, E.FINISHED) and not state.tricks:
+        return
+    places = [*state.hands, *(BIT[c] for c in state.kitty), played_mask(state)]
+    assert sum(p.bit_count() for p in places) == 24
+    union = 0
+    for p in places:
+        assert not union & p, "a card is in two places"
+        union |= p
+    assert union == FULL
+
+
+def snapshot(state: MatchState) -> tuple:
+    return tuple(repr(getattr(state, name)) for name in MatchState.__slots__ if name != "_legal")
+
+
+def check_hand_result(state: MatchState, outcomes: list[dict], before: list[int]) -> None:
+    ends = [o for o in outcomes if o["type"] in ("hand_scored", "hand_thrown_in")]
+    assert len(ends) == 1
+    end = ends[0]
+    if end["type"] == "hand_thrown_in":
+        assert not state.options.stick_the_dealer
+        assert state.trump is None and not state.tricks
+        assert state.scores == before
+        return
+    trick_sizes = {len(cards) for _, cards, _ in state.tricks}
+    assert len(state.tricks) == 5 and sum(state.tricks_won) == 5
+    assert trick_sizes == {4 - sum(state.out)}
+    assert [o["trick"] for o in outcomes if o["type"] == "trick_won"] == [1, 2, 3, 4, 5]
+    gained = [state.scores[t] - before[t] for t in (0, 1)]
+    assert gained.count(0) == 1, "exactly one team scores"
+    points = max(gained)
+    assert points in (1, 2, 4) and gained[end["team"]] == points == end["points"]
+    makers = state.maker % 2
+    taken = state.tricks_won[makers] + state.tricks_won[makers + 2]
+    assert end["makers_tricks"] == taken
+    if taken == 5:
+        assert (end["team"], points) == (makers, 4 if state.alone else 2)
+    elif taken >= 3:
+        assert (end["team"], points) == (makers, 1)
+    else:
+        assert end["team"] == 1 - makers
+        assert points == (4 if state.defender_alone is not None else 2)
+
+
+@property_test(300)
+@given(options=options_st, seed=seeds, first_dealer=seats)
+def test_random_matches_keep_every_rule_of_the_hand_and_the_match(options, seed, first_dealer):
+    rng = random.Random(seed)
+    state = E.MatchState(options, first_dealer)
+    dealer = first_dealer
+    for _ in range(60):
+        assert state.phase == E.DEAL and state.winner is None
+        assert max(state.scores) < options.target_score
+        assert state.dealer == dealer
+        before = state.scores[:]
+        state.deal(E.seeded_deck(rng))
+        assert_cards_conserved(state)
+        outcomes: list[dict] = []
+        while state.turn is not None:
+            assert not state.out[state.turn]
+            legal = state.legal_actions()
+            assert legal
+            outcomes += state.apply_action(state.turn, legal[rng.randrange(len(legal))])
+            assert_cards_conserved(state)
+        check_hand_result(state, outcomes, before)
+        if state.phase == E.FINISHED:
+            # the match ends exactly when a team reaches the target, at the end of a hand
+            assert outcomes[-1]["type"] == "match_finished"
+            assert state.scores[state.winner] >= options.target_score
+            assert state.scores[1 - state.winner] < options.target_score
+            assert state.legal_actions() == ()
+            return
+        assert all(o["type"] != "match_finished" for o in outcomes)
+        dealer = (dealer + 1) % 4
+    # With only throw-ins a match could go on; scoring hands end it well within 60.
+    assert not options.stick_the_dealer
+
+
+@property_test(100)
+@given(options=options_st, seed=seeds, first_dealer=seats)
+def test_every_legal_action_applies_and_every_other_raises_and_changes_nothing(
+    options, seed, first_dealer
+):
+    rng = random.Random(seed)
+    state = E.MatchState(options, first_dealer)
+    for _ in range(2):
+        if state.phase == E.FINISHED:
+            break
+        state.deal(E.seeded_deck(rng))
+        while state.turn is not None:
+            seat = state.turn
+            legal = state.legal_actions()
+            assert len(set(legal)) == len(legal)
+            before = snapshot(state)
+            for action in EVERY_ACTION:
+                if action in legal:
+                    state.clone().apply_action(seat, action)  # applies without error
+                else:
+                    try:
+                        state.apply_action(seat, action)
+                    except E.RuleError as err:
+                        assert err.code and err.message
+                    else:
+                        raise AssertionError(f"{action} applied but is not legal")
+            for other in range(4):
+                if other != seat:
+                    try:
+                        state.apply_action(other, rng.choice(EVERY_ACTION))
+                    except E.RuleError as err:
+                        assert err.code in ("not_your_turn", "sitting_out")
+                    else:
+                        raise AssertionError("a seat acted out of turn")
+            assert snapshot(state) == before
+            assert state.legal_actions() == legal
+            state.apply_action(seat, legal[rng.randrange(len(legal))])
+
+
+@property_test(100)
+@given(options=options_st, seed=seeds, first_dealer=seats)
+def test_replaying_the_recorded_setup_decks_and_actions_gives_the_same_state(
+    options, seed, first_dealer
+):
+    rng = random.Random(seed)
+    # What an event log records: the setup, each deck, each (seat, action), as JSON.
+    setup = {"options": options.to_dict(), "first_dealer": first_dealer}
+    log: list[tuple[str, object]] = []
+    state = E.MatchState(options, first_dealer)
+    views = []
+    for _ in range(6):
+        if state.phase == E.FINISHED:
+            break
+        deck = E.seeded_deck(rng)
+        log.append(("deal", [E.card_str(c) for c in deck]))
+        state.deal(deck)
+        while state.turn is not None:
+            legal = state.legal_actions()
+            action = legal[rng.randrange(len(legal))]
+            log.append(("action", (state.turn, action.to_dict())))
+            state.apply_action(state.turn, action)
+            views.append(E.full_view(state))
+
+    replay = E.MatchState(E.Options.from_dict(setup["options"]), setup["first_dealer"])
+    replayed_views = []
+    for kind, payload in log:
+        if kind == "deal":
+            replay.deal([E.parse_card(c) for c in payload])
+        else:
+            seat, action = payload
+            replay.apply_action(seat, E.action_from_dict(action))
+            replayed_views.append(E.full_view(replay))
+    assert replayed_views == views
+    assert E.full_view(replay) == E.full_view(state)
+    for seat in range(4):
+        assert E.player_view(replay, seat) == E.player_view(state, seat)
+
+
+@property_test(100)
+@given(options=options_st, seed=seeds, first_dealer=seats)
+def test_a_clone_is_independent_of_its_original(options, seed, first_dealer):
+    rng = random.Random(seed)
+    state = E.MatchState(options, first_dealer)
+    state.deal(E.seeded_deck(rng))
+    for _ in range(rng.randrange(12)):
+        if state.turn is None:
+            break
+        legal = state.legal_actions()
+        state.apply_action(state.turn, legal[rng.randrange(len(legal))])
+    view = E.full_view(state)
+    copy = state.clone()
+    assert E.full_view(copy) == view
+    while copy.turn is not None:
+        legal = copy.legal_actions()
+        copy.apply_action(copy.turn, legal[rng.randrange(len(legal))])
+    assert E.full_view(state) == view
