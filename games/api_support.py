@@ -1,32 +1,44 @@
-"""The API's shared plumbing: the error body, the size-limited JSON parser, strict input."""
+"""The API's shared plumbing: the error body, the body size limit, strict input."""
 
 from typing import Any
 
 from django.conf import settings
-from rest_framework import exceptions, serializers, status
-from rest_framework.parsers import JSONParser
+from django.http import JsonResponse
+from rest_framework import exceptions, serializers
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from games.errors import ServiceError
 
 
-class PayloadTooLarge(exceptions.APIException):
-    status_code = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
-    default_code = "payload_too_large"
-    default_detail = "The request body is too large."
+class BodySizeLimitMiddleware:
+    """Answers 413 in the API's error format for a body over DATA_UPLOAD_MAX_MEMORY_SIZE,
+    before anything reads it (Django's own check answers a bare 400 page)."""
 
+    def __init__(self, get_response):
+        self.get_response = get_response
 
-class LimitedJSONParser(JSONParser):
-    """JSON, refusing bodies over DATA_UPLOAD_MAX_MEMORY_SIZE before reading them whole."""
-
-    def parse(self, stream, media_type=None, parser_context=None):
+    def __call__(self, request):
         limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
-        request = (parser_context or {}).get("request")
-        length = request.META.get("CONTENT_LENGTH") if request is not None else None
-        if length and length.isdigit() and int(length) > limit:
-            raise PayloadTooLarge(f"The request body is larger than {limit} bytes.")
-        return super().parse(stream, media_type, parser_context)
+        length = request.META.get("CONTENT_LENGTH") or ""
+        if limit is not None and length.isdigit() and int(length) > limit:
+            return JsonResponse(
+                {
+                    "code": "payload_too_large",
+                    "detail": f"The request body is larger than {limit} bytes.",
+                },
+                status=413,
+            )
+        return self.get_response(request)
+
+
+class StrictBooleanField(serializers.BooleanField):
+    """JSON true or false only: not "yes", 1 or "on"."""
+
+    def to_internal_value(self, data: Any) -> bool:
+        if type(data) is not bool:
+            self.fail("invalid", input=data)
+        return data
 
 
 class StrictSerializer(serializers.Serializer):
@@ -87,8 +99,12 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         body["detail"] = f"Too many requests: retry in {wait} seconds."
         body["retry_after"] = wait
     elif isinstance(exc, exceptions.ParseError):
-        body["detail"] = f"The body is not valid JSON: {exc.detail}"
+        body["detail"] = f"The body is not valid JSON ({exc.detail})."
     else:
-        body["detail"] = str(exc.detail)
+        body["detail"] = _sentence(str(exc.detail))
     response.data = body
     return response
+
+
+def _sentence(text: str) -> str:
+    return text if text.endswith((".", "?", "!")) else text + "."

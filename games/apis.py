@@ -18,7 +18,7 @@ from rest_framework.views import APIView
 
 from bots.players import PLAYERS
 from games import selectors, services
-from games.api_support import ErrorSerializer, StrictSerializer
+from games.api_support import ErrorSerializer, StrictBooleanField, StrictSerializer
 from games.errors import Conflict
 from games.models import MatchStatus
 
@@ -32,7 +32,7 @@ class MatchViewSerializer(serializers.Serializer):
     status = serializers.ChoiceField(choices=MatchStatus.choices)
     seq = serializers.IntegerField(help_text="The newest event's sequence number.")
     options = serializers.DictField()
-    hints_allowed = serializers.BooleanField()
+    hints_allowed = StrictBooleanField()
     scores = serializers.ListField(child=serializers.IntegerField())
     winner_team = serializers.IntegerField(allow_null=True)
     hands_played = serializers.IntegerField()
@@ -112,6 +112,9 @@ class TokenApi(KnoxLoginView):
         },
         summary="Sign in: a token for this device",
     )
+    def get_authenticate_header(self, request: Request) -> str:
+        return "Token"  # so that a wrong password is a 401, as for any other credential
+
     def post(self, request: Request, format: Any = None) -> Response:
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
@@ -139,12 +142,12 @@ class SeatInputSerializer(StrictSerializer):
 
 class OptionsInputSerializer(StrictSerializer):
     target_score = serializers.IntegerField(min_value=1, max_value=15, required=False)
-    stick_the_dealer = serializers.BooleanField(required=False)
-    going_alone = serializers.BooleanField(required=False)
+    stick_the_dealer = StrictBooleanField(required=False)
+    going_alone = StrictBooleanField(required=False)
     lone_lead = serializers.ChoiceField(
         choices=["dealer_left", "loner_left", "canadian"], required=False
     )
-    defending_alone = serializers.BooleanField(required=False)
+    defending_alone = StrictBooleanField(required=False)
 
 
 class MatchPagination(PageNumberPagination):
@@ -157,7 +160,7 @@ class MatchListCreateApi(APIView):
     class InputSerializer(StrictSerializer):
         seats = SeatInputSerializer(many=True, help_text="Four seats, south, west, north, east.")
         options = OptionsInputSerializer(required=False)
-        hints_allowed = serializers.BooleanField(required=False, default=True)
+        hints_allowed = StrictBooleanField(required=False, default=True)
 
         def validate_seats(self, seats: list[dict[str, Any]]) -> list[dict[str, Any]]:
             if len(seats) != 4:
@@ -262,7 +265,7 @@ class MatchActionApi(APIView):
         )
         card = serializers.CharField(max_length=3, required=False, help_text="e.g. 'JH', 'TD'")
         suit = serializers.CharField(max_length=1, required=False, help_text="C, D, H or S")
-        alone = serializers.BooleanField(required=False)
+        alone = StrictBooleanField(required=False)
         expected_seq = serializers.IntegerField(
             min_value=0,
             required=False,

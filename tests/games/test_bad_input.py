@@ -1,0 +1,137 @@
+"""Bad input gets a clear 4xx with a stable code and a sentence, and changes nothing."""
+
+import json
+
+import pytest
+
+from games.models import Event, Match
+from tests.games.helpers import COMPUTERS, act, create_match, view
+
+
+def seq_of(match_id: str) -> int:
+    return Event.objects.filter(match_id=match_id).count()
+
+
+@pytest.fixture
+def running(player):
+    _user, client = player
+    match_id = create_match(client, [{"kind": "me"}] + [{"kind": "open"}] * 3)["id"]
+    return client, match_id
+
+
+def assert_error(response, status: int, code: str) -> dict:
+    assert response.status_code == status, response.content
+    body = response.json()
+    assert body["code"] == code
+    assert isinstance(body["detail"], str) and body["detail"].endswith((".", "?", "!"))
+    return body
+
+
+@pytest.mark.django_db
+def test_malformed_json_is_a_400(player):
+    _user, client = player
+    response = client.generic(
+        "POST", "/api/v1/matches", "{not json", content_type="application/json"
+    )
+    assert_error(response, 400, "malformed_json")
+    assert Match.objects.count() == 0
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "payload, field",
+    [
+        ({"seats": COMPUTERS, "colour": "blue"}, "colour"),
+        ({"seats": [{"kind": "me"}] * 4}, "seats"),
+        ({"seats": COMPUTERS[:3]}, "seats"),
+        ({"seats": "four"}, "seats"),
+        ({"seats": [{"kind": "me"}, *[{"kind": "computer", "level": "genius"}] * 3]}, "seats"),
+        ({"seats": COMPUTERS, "options": {"target_score": 16}}, "options"),
+        ({"seats": COMPUTERS, "options": {"target_score": "ten"}}, "options"),
+        ({"seats": COMPUTERS, "options": {"stick_the_dealer": "maybe"}}, "options"),
+        ({"seats": COMPUTERS, "options": {"jokers": True}}, "options"),
+    ],
+)
+def test_creating_a_match_with_bad_fields_is_a_400_naming_the_field(player, payload, field):
+    _user, client = player
+    response = client.post("/api/v1/matches", payload, format="json")
+    body = assert_error(response, 400, "invalid_input")
+    assert field in body["errors"]
+    assert Match.objects.count() == 0
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize(
+    "action, status, code",
+    [
+        ({"type": "play", "card": "ZZ"}, 400, "invalid_card"),
+        ({"type": "play", "card": 7}, 400, "invalid_card"),
+        ({"type": "call", "suit": "X"}, 400, "invalid_suit"),
+        ({"type": "dance"}, 400, "invalid_input"),
+        ({"type": "pass", "extra": 1}, 400, "invalid_input"),
+        ({"type": "order_up", "alone": "yes"}, 400, "invalid_input"),
+        ({"type": "pass", "expected_seq": "latest"}, 400, "invalid_input"),
+        ({"type": "play", "card": "AS"}, 422, "wrong_phase"),
+        ({"type": "call", "suit": "S"}, 422, "wrong_phase"),
+    ],
+)
+def test_bad_actions_are_refused_and_change_nothing(player, action, status, code):
+    _user, client = player
+    match_id = create_match(client, [{"kind": "me"}] + [{"kind": "computer"}] * 3)["id"]
+    for _ in range(20):  # let the computers bid until it is south's turn in round one
+        state = view(client, match_id)
+        if state["view"]["turn"] == 0 and state["view"]["phase"] == "bid1":
+            break
+        act(client, match_id, state["view"]["legal_actions"][0])
+    before = seq_of(match_id)
+    if state["view"]["turn"] != 0 or state["view"]["phase"] != "bid1":
+        pytest.fail("south never got a round-one bid")
+    assert_error(act(client, match_id, action), status, code)
+    assert seq_of(match_id) == before
+
+
+@pytest.mark.django_db
+def test_an_oversized_body_is_a_413(player):
+    _user, client = player
+    body = json.dumps({"seats": COMPUTERS, "pad": "x" * 100_000})
+    response = client.generic("POST", "/api/v1/matches", body, content_type="application/json")
+    assert_error(response, 413, "payload_too_large")
+    assert Match.objects.count() == 0
+
+
+@pytest.mark.django_db
+def test_actions_before_the_match_starts_are_a_409(running):
+    client, match_id = running
+    before = seq_of(match_id)
+    assert_error(act(client, match_id, {"type": "pass"}), 409, "match_not_started")
+    assert seq_of(match_id) == before
+
+
+@pytest.mark.django_db(transaction=True)
+def test_actions_on_a_finished_match_are_a_409(player):
+    from tests.games.helpers import play_to_the_end
+
+    _user, client = player
+    match_id = create_match(client, options={"target_score": 1})["id"]
+    play_to_the_end(client, match_id)
+    before = seq_of(match_id)
+    assert_error(act(client, match_id, {"type": "pass"}), 409, "match_finished")
+    assert seq_of(match_id) == before
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_stale_expected_seq_is_a_409_with_the_current_seq(player):
+    _user, client = player
+    match_id = create_match(client)["id"]
+    state = view(client, match_id)
+    response = act(client, match_id, {"type": "pass", "expected_seq": state["seq"] - 1})
+    body = assert_error(response, 409, "stale_sequence")
+    assert body["seq"] == state["seq"]
+    assert seq_of(match_id) == state["seq"]
+
+
+@pytest.mark.django_db
+def test_a_non_json_content_type_is_a_415(player):
+    _user, client = player
+    response = client.generic("POST", "/api/v1/matches", "seats=4", content_type="text/plain")
+    assert_error(response, 415, "unsupported_media_type")
