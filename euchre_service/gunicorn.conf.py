@@ -1,0 +1,37 @@
+"""Gunicorn for the API: `gunicorn -c euchre_service/gunicorn.conf.py euchre_service.wsgi`.
+
+Threaded workers (gthread): a request mostly waits on PostgreSQL, so a few
+threads per process keep the cores busy without a process per connection.
+Every value can be set from the environment; the defaults suit a small
+machine (2 cores: 2 processes x 4 threads, which benchmarks/api.py measured).
+"""
+
+import multiprocessing
+import os
+
+
+def _int(name: str, default: int) -> int:
+    value = os.environ.get(name, "").strip()
+    return int(value) if value else default
+
+
+bind = os.environ.get("GUNICORN_BIND", f"0.0.0.0:{_int('PORT', 8000)}")
+worker_class = "gthread"
+workers = _int("WEB_CONCURRENCY", max(2, min(multiprocessing.cpu_count(), 8)))
+threads = _int("GUNICORN_THREADS", 4)
+# A request slower than this is stuck: the worker is killed and replaced.
+timeout = _int("GUNICORN_TIMEOUT", 30)
+graceful_timeout = _int("GUNICORN_GRACEFUL_TIMEOUT", 30)
+# Clients (and the proxy in front) reuse connections between moves.
+keepalive = _int("GUNICORN_KEEPALIVE", 5)
+# Recycle processes now and then, at different times, to bound slow leaks.
+max_requests = _int("GUNICORN_MAX_REQUESTS", 20000)
+max_requests_jitter = _int("GUNICORN_MAX_REQUESTS_JITTER", 2000)
+# The proxy's address, trusted for X-Forwarded-For / -Proto (comma-separated or *).
+forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1")
+# Access log to stdout unless GUNICORN_ACCESS_LOG is empty ("-" means stdout).
+accesslog = os.environ.get("GUNICORN_ACCESS_LOG", "-") or None
+errorlog = "-"
+loglevel = os.environ.get("GUNICORN_LOG_LEVEL", "info")
+# /dev/shm for the worker heartbeat files: a container's /tmp may be a slow disk.
+worker_tmp_dir = "/dev/shm" if os.path.isdir("/dev/shm") else None

@@ -1,0 +1,341 @@
+"""docker-compose.yml, Dockerfile, .dockerignore and .env.example.
+
+Docker cannot run here, so the files are checked for what they promise, and the
+commands compose runs (migrate, gunicorn, the Celery worker and beat, and their
+health checks) are run as they are written, against this machine's PostgreSQL
+and Redis instead of the containers'.
+"""
+
+import http.client
+import os
+import re
+import secrets
+import shlex
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+APP_SERVICES = ("migrate", "api", "worker", "beat")
+LONG_RUNNING = ("postgres", "redis", "api", "worker", "beat")
+VARIABLE = re.compile(r"\$\{(\w+)(?::?([-?])([^}]*))?\}")
+
+
+def compose_text() -> str:
+    return (ROOT / "docker-compose.yml").read_text()
+
+
+def interpolate(value, env: dict[str, str]):
+    """Compose's variable substitution: ${X}, ${X:-default}, ${X:?error}, $$ for $."""
+
+    def one(match: re.Match) -> str:
+        name, op, arg = match.groups()
+        found = env.get(name, "")
+        if op == "?" and not found:
+            raise KeyError(f"{name}: {arg}")
+        if op == "-" and not found:
+            return arg
+        return found
+
+    if isinstance(value, str):
+        return VARIABLE.sub(one, value).replace("$$", "$")
+    if isinstance(value, list):
+        return [interpolate(v, env) for v in value]
+    if isinstance(value, dict):
+        return {k: interpolate(v, env) for k, v in value.items()}
+    return value
+
+
+def services(env: dict[str, str] | None = None) -> dict:
+    env = {"SECRET_KEY": "k" * 50, "POSTGRES_PASSWORD": "pw"} if env is None else env
+    return interpolate(yaml.safe_load(compose_text()), env)["services"]
+
+
+def command(service: dict) -> list[str]:
+    cmd = service.get("command")
+    return shlex.split(cmd) if isinstance(cmd, str) else list(cmd)
+
+
+def health_test(service: dict) -> list[str]:
+    return service["healthcheck"]["test"]
+
+
+# ---------------------------------------------------------------- the compose file
+
+
+def test_compose_runs_the_whole_stack():
+    found = services()
+    assert set(found) == {"postgres", "redis", "migrate", "api", "worker", "beat"}
+    assert found["postgres"]["image"] == "postgres:16"
+    assert found["redis"]["image"] == "redis:7"
+    for name in APP_SERVICES:
+        assert found[name]["build"] == "."
+        assert found[name]["image"] == found["api"]["image"]
+    assert command(found["api"])[0] == "gunicorn"
+    assert command(found["worker"])[:4] == ["celery", "-A", "euchre_service", "worker"]
+    assert command(found["beat"])[:4] == ["celery", "-A", "euchre_service", "beat"]
+    assert command(found["migrate"]) == ["python", "manage.py", "migrate", "--noinput"]
+    assert found["migrate"]["restart"] == "no"
+
+
+def test_every_long_running_service_has_a_health_check():
+    found = services()
+    for name in LONG_RUNNING:
+        check = found[name]["healthcheck"]
+        assert check["test"][0] in ("CMD", "CMD-SHELL"), name
+        assert {"interval", "timeout", "retries"} <= set(check), name
+    assert "pg_isready" in " ".join(health_test(found["postgres"]))
+    assert health_test(found["redis"]) == ["CMD", "redis-cli", "ping"]
+    assert "/healthz" in " ".join(health_test(found["api"]))
+    assert "inspect ping" in " ".join(health_test(found["worker"]))
+    assert "healthcheck" not in found["migrate"]  # a one-shot job: it exits when done
+
+
+def test_services_start_once_what_they_need_is_healthy():
+    found = services()
+    assert found["migrate"]["depends_on"] == {
+        "postgres": {"condition": "service_healthy"},
+        "redis": {"condition": "service_healthy"},
+    }
+    for name in ("api", "worker", "beat"):
+        needs = found[name]["depends_on"]
+        assert needs["postgres"] == {"condition": "service_healthy"}, name
+        assert needs["redis"] == {"condition": "service_healthy"}, name
+        assert needs["migrate"] == {"condition": "service_completed_successfully"}, name
+
+
+def test_the_app_services_run_the_production_settings_on_the_stacks_servers():
+    for name in APP_SERVICES:
+        env = services()[name]["environment"]
+        assert env["DJANGO_SETTINGS_MODULE"] == "euchre_service.settings_production", name
+        assert {"SECRET_KEY", "DATABASE_URL", "CELERY_BROKER_URL", "ALLOWED_HOSTS"} <= set(env)
+        assert urlsplit(env["DATABASE_URL"]).hostname == "postgres"
+        assert urlsplit(env["CELERY_BROKER_URL"]).hostname == "redis"
+        # The cache (throttles) and the broker share the Redis server, not the database.
+        assert env["REDIS_URL"] != env["CELERY_BROKER_URL"]
+
+
+def test_the_compose_file_holds_no_secret():
+    text = compose_text()
+    assert re.search(r"SECRET_KEY: \$\{SECRET_KEY:\?", text)
+    assert re.search(r"POSTGRES_PASSWORD: \$\{POSTGRES_PASSWORD:\?", text)
+    for required in ("SECRET_KEY", "POSTGRES_PASSWORD"):
+        env = {"SECRET_KEY": "k" * 50, "POSTGRES_PASSWORD": "pw"}
+        del env[required]
+        with pytest.raises(KeyError, match=required):
+            services(env)  # compose refuses to start without it
+    tracked = subprocess.run(
+        ["git", "ls-files", ".env"], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    assert tracked.stdout.strip() == ""
+
+
+def test_env_example_names_every_variable_compose_reads():
+    example = (ROOT / ".env.example").read_text()
+    named = set(re.findall(r"^#? ?([A-Z][A-Z0-9_]*)=", example, re.MULTILINE))
+    used = {m.group(1) for m in VARIABLE.finditer(compose_text())}
+    assert used - named == set()
+    # The secrets are there to fill in, empty: the example holds no secret either.
+    for required in ("SECRET_KEY", "POSTGRES_PASSWORD"):
+        assert re.search(rf"^{required}=$", example, re.MULTILINE), required
+
+
+# ---------------------------------------------------------------- the Dockerfile
+
+
+def dockerfile() -> list[tuple[str, str]]:
+    text = (ROOT / "Dockerfile").read_text().replace("\\\n", " ")
+    lines = [line.strip() for line in text.splitlines()]
+    return [
+        (line.split(None, 1)[0].upper(), line.split(None, 1)[1])
+        for line in lines
+        if line and not line.startswith("#")
+    ]
+
+
+def test_the_dockerfile_installs_the_project_and_runs_unprivileged():
+    steps = dockerfile()
+    assert steps[0] == ("FROM", "python:3.11-slim")
+    runs = " && ".join(arg for op, arg in steps if op == "RUN")
+    assert "pip install ." in runs
+    assert "collectstatic --noinput" in runs
+    users = [arg for op, arg in steps if op == "USER"]
+    assert users and users[-1] not in ("root", "0")
+    for op, arg in steps:
+        if op == "COPY":
+            *sources, _dest = arg.split()
+            for source in sources:
+                assert (ROOT / source).exists(), source
+    env = " ".join(arg for op, arg in steps if op == "ENV")
+    assert "DJANGO_SETTINGS_MODULE=euchre_service.settings_production" in env
+    cmd = [arg for op, arg in steps if op == "CMD"][-1]
+    assert yaml.safe_load(cmd) == command(services()["api"])
+
+
+def test_dockerignore_keeps_secrets_and_local_state_out_of_the_image():
+    ignored = {
+        line.strip()
+        for line in (ROOT / ".dockerignore").read_text().splitlines()
+        if line.strip() and not line.startswith("#")
+    }
+    assert {".env", ".venv", ".git", "db.sqlite3"} <= ignored
+    copied = [arg.split()[:-1] for op, arg in dockerfile() if op == "COPY"]
+    for source in (s for sources in copied for s in sources):
+        assert source not in ignored, source
+
+
+# ---------------------------------------------------------------- the commands, run here
+
+
+def _with_path(url: str, path: str) -> str:
+    parts = urlsplit(url)
+    return urlunsplit((parts.scheme, parts.netloc, path, "", ""))
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _local_env(service: dict, database_url: str, port: int) -> dict[str, str]:
+    """The service's compose environment, pointed at this machine's servers."""
+    broker = os.environ.get("CELERY_BROKER_URL", "redis://127.0.0.1:6379/15")
+    env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "DEBUG")}
+    env.update({k: str(v) for k, v in service["environment"].items()})
+    env.update(
+        {
+            "DATABASE_URL": database_url,
+            # Spare Redis databases, so no other test's worker takes these tasks.
+            "CELERY_BROKER_URL": _with_path(broker, "/9"),
+            "REDIS_URL": _with_path(broker, "/8"),
+            "GUNICORN_BIND": f"127.0.0.1:{port}",
+            "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
+            "PYTHONPATH": str(ROOT),
+            "HOSTNAME": socket.gethostname(),
+        }
+    )
+    return env
+
+
+def test_the_commands_compose_runs_name_modules_that_exist():
+    api = command(services()["api"])
+    assert api[:2] == ["gunicorn", "-c"] and (ROOT / api[2]).is_file()
+    module, attr = api[3].split(":")
+    assert (ROOT / "manage.py").is_file()
+    env = _local_env(services()["api"], os.environ["DATABASE_URL"], _free_port())
+    env["SECRET_KEY"] = secrets.token_urlsafe(50)
+    probe = (
+        f"import importlib; from celery import Celery; import euchre_service.celery as c; "
+        f"assert callable(importlib.import_module({module!r}).{attr}); "
+        f"assert isinstance(c.app, Celery) and c.app.main == 'euchre_service'"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], cwd=ROOT, env=env, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    check = subprocess.run(
+        [sys.executable, "-m", "gunicorn", "--check-config", *api[1:]],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert check.returncode == 0, check.stdout + check.stderr
+
+
+def _start(argv: list[str], env: dict[str, str], log: Path) -> subprocess.Popen:
+    with open(log, "wb") as out:
+        return subprocess.Popen(
+            argv, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+        )
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    if proc.poll() is None:
+        os.killpg(proc.pid, 15)
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, 9)
+            proc.wait(timeout=10)
+
+
+def _health(test: list[str], env: dict[str, str]) -> subprocess.CompletedProcess:
+    argv = ["sh", "-c", test[1]] if test[0] == "CMD-SHELL" else test[1:]
+    return subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+
+
+def _until_healthy(test: list[str], env: dict[str, str], proc, log: Path, seconds=60):
+    deadline = time.monotonic() + seconds
+    while True:
+        done = _health(test, env)
+        if done.returncode == 0:
+            return
+        assert proc.poll() is None, log.read_text()[-3000:]
+        assert time.monotonic() < deadline, done.stderr[-2000:] + log.read_text()[-3000:]
+        time.sleep(0.5)
+
+
+@pytest.fixture
+def scratch_database():
+    import psycopg
+
+    base = os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/euchre")
+    name = f"euchre_deploy_{os.getpid()}"
+    admin = _with_path(base, "/postgres")
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        conn.execute(f'CREATE DATABASE "{name}"')
+    yield _with_path(base, f"/{name}")
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.mark.slow
+def test_migrate_api_worker_and_beat_start_and_pass_their_health_checks(scratch_database, tmp_path):
+    key = secrets.token_urlsafe(50)
+    found = services({"SECRET_KEY": key, "POSTGRES_PASSWORD": "unused", "CELERY_CONCURRENCY": "1"})
+    port = _free_port()
+    env = {name: _local_env(found[name], scratch_database, port) for name in APP_SERVICES}
+
+    migrate = subprocess.run(
+        [sys.executable if c == "python" else c for c in command(found["migrate"])],
+        cwd=ROOT,
+        env=env["migrate"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert migrate.returncode == 0, migrate.stderr
+
+    def here(words: list[str]) -> list[str]:  # the container's paths and port, made local
+        return [
+            w.replace("/tmp/", f"{tmp_path}/").replace("127.0.0.1:8000", f"127.0.0.1:{port}")
+            for w in words
+        ]
+
+    started = []
+    try:
+        for name in ("api", "worker", "beat"):
+            log = tmp_path / f"{name}.log"
+            started.append(_start(here(command(found[name])), env[name], log))
+            _until_healthy(here(health_test(found[name])), env[name], started[-1], log)
+        # The healthy API answers with the production settings: plain HTTP is redirected,
+        # except /healthz.
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        conn.request("GET", "/api/v1/matches", headers={"Host": "localhost"})
+        response = conn.getresponse()
+        conn.close()
+        assert response.status == 301
+        assert response.getheader("Location") == "https://localhost/api/v1/matches"
+    finally:
+        for proc in reversed(started):
+            _stop(proc)
