@@ -1,0 +1,606 @@
+"""The admin: matches with their seats and hands, the event log, and a page for each hand.
+
+Nothing here edits a match. Matches, seats, hands and events can be looked at,
+never added, changed or deleted: a match changes only through games.services,
+Hand rows and match summaries are projections of the log, and the log is
+append-only (down to a database trigger). The one thing the admin writes is
+what `manage.py rebuild_projections` writes: a match's projections, rebuilt
+from its log (an action on the match list).
+
+The page for a hand (/admin/games/match/<id>/hand/<number>/) is built from the
+log alone: every seat's cards from the dealt deck, the bidding and each trick
+from the events, all of it checked by replaying the log through the engine, and
+the deal's commitment checked with games.fairness.
+"""
+
+import dataclasses
+import json
+from typing import Any
+
+from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
+from django.http import Http404, HttpRequest
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
+from django.utils.html import format_html
+
+from games import engine as E
+from games import fairness, projections
+from games.deal_view import seat_cards
+from games.eventlog import LogError, Replayer
+from games.management.match_log import LogProblem, check_events
+from games.models import Event, Hand, Match, Seat, SeatKind
+
+TEAM_NAMES = ("south-north", "west-east")
+SUIT_SYMBOLS = dict(zip("CDHS", "♣♦♥♠", strict=True))
+SUIT_NAMES = dict(zip("CDHS", ("clubs", "diamonds", "hearts", "spades"), strict=True))
+RESULT_WORDS = {
+    "made": "made it",
+    "march": "march: all five tricks",
+    "lone_march": "lone march: all five tricks alone",
+    "euchred": "euchred",
+    "euchred_by_lone_defender": "euchred by a lone defender",
+    "thrown_in": "thrown in: everyone passed twice",
+}
+
+
+# ---------------------------------------------------------------- display helpers
+
+
+def seat_name(index: int | None) -> str:
+    return E.SEAT_NAMES[index] if index is not None and 0 <= index < 4 else "-"
+
+
+def card_view(code: str) -> dict[str, Any]:
+    """A card for the templates: 'TH' -> 10♥, red."""
+    rank, suit = code[:-1], code[-1]
+    return {
+        "code": code,
+        "text": ("10" if rank == "T" else rank) + SUIT_SYMBOLS.get(suit, suit),
+        "red": suit in "DH",
+    }
+
+
+def seat_label(seat: Seat) -> str:
+    if seat.kind == SeatKind.HUMAN:
+        return seat.user.get_username() if seat.user else "?"
+    if seat.kind == SeatKind.COMPUTER:
+        return f"computer ({seat.bot_level})"
+    return "open seat"
+
+
+def options_text(options: dict[str, Any] | None) -> str:
+    """{'target_score': 10, 'stick_the_dealer': True, ...} -> 'to 10; stick the dealer; ...'"""
+    options = dict(options or {})
+    # The JSON column keeps no key order: show them in the engine's order.
+    rank = {f.name: i for i, f in enumerate(dataclasses.fields(E.Options))}
+    parts = []
+    if "target_score" in options:
+        parts.append(f"to {options.pop('target_score')}")
+    for key, value in sorted(options.items(), key=lambda kv: (rank.get(kv[0], len(rank)), kv[0])):
+        words = key.replace("_", " ")
+        if value is True:
+            parts.append(words)
+        elif value is False:
+            parts.append(f"no {words}")
+        else:
+            parts.append(f"{words}: {str(value).replace('_', ' ')}")
+    return "; ".join(parts)
+
+
+def action_text(action: dict[str, Any], seat: int | None, dealer: int | None) -> str:
+    kind = action.get("type")
+    alone = " alone" if action.get("alone") else ""
+    if kind == "order_up":
+        return ("picks it up" if seat == dealer else "orders it up") + alone
+    if kind == "call":
+        return f"calls {SUIT_NAMES.get(action.get('suit'), action.get('suit'))}{alone}"
+    if kind == "discard":
+        return f"discards {card_view(action['card'])['text']}"
+    if kind == "play":
+        return f"plays {card_view(action['card'])['text']}"
+    return str(kind).replace("_", " ") + "es" * (kind == "pass")
+
+
+def admin_url(name: str, *args: Any) -> str:
+    return reverse(f"admin:games_{name}", args=args)
+
+
+def hand_page_url(match_id: Any, number: int) -> str:
+    return admin_url("match_hand", match_id, number)
+
+
+# ---------------------------------------------------------------- a hand, from the log
+
+
+def hand_record(match: Match, number: int) -> dict[str, Any]:
+    """Everything about hand `number` of `match`, read from its log.
+
+    The hand's events run from its hand_dealt to the event before the next deal
+    (so they include the reveal of its deck). Every seat's cards come from the
+    recorded deck by the engine's deal; the bidding and the tricks from the
+    events; trump, the makers and who sat out from the engine's state as the log
+    replays. The replay checks every event (and the trick winners and scores the
+    log records); the first one that does not replay is reported, not hidden."""
+    events = list(Event.objects.filter(match=match).order_by("seq"))
+    deals = [i for i, e in enumerate(events) if e.type == "hand_dealt"]
+    start = next((i for i in deals if events[i].payload.get("hand") == number), None)
+    if start is None:
+        raise Http404(f"Match {match.pk} has no hand {number}.")
+    end = next((i for i in deals if i > start), len(events))
+    numbers = {events[i].payload.get("hand") for i in deals}
+    hand_events = events[start:end]
+    dealt = events[start].payload
+    dealer = dealt["dealer"]
+    deck = dealt.get("deck") or []
+
+    players = _players_at(events[:end])
+    replay = _replay(events, start, end)
+    state_view = replay["view"] or {}
+    trump = state_view.get("trump")
+    maker = state_view.get("maker")
+    sitting_out = state_view.get("sitting_out", [])
+    seats = []
+    for s in range(4):
+        roles = []
+        if s == dealer:
+            roles.append("dealer")
+        if s == maker:
+            roles.append("maker, alone" if state_view.get("alone") == s else "maker")
+        if s == state_view.get("defender_alone"):
+            roles.append("defends alone")
+        if s in sitting_out:
+            roles.append("sits out")
+        seats.append(
+            {
+                "index": s,
+                "name": seat_name(s),
+                "team": TEAM_NAMES[s % 2],
+                "player": players[s],
+                "roles": roles,
+                "cards": [card_view(c) for c in _seat_cards(deck, dealer, s)],
+                "tricks_won": 0,
+            }
+        )
+
+    bidding, tricks, current = [], [], []
+    result = None
+    revealed = None
+    for event in hand_events:
+        p = event.payload
+        if event.type in ("bid", "discard"):
+            bidding.append(
+                {
+                    "seq": event.seq,
+                    "seat": seat_name(event.seat),
+                    "text": action_text(p.get("action", {}), event.seat, dealer),
+                }
+            )
+        elif event.type == "card_played":
+            current.append({"seat": event.seat, "card": card_view(p["action"]["card"])})
+        elif event.type == "trick_won":
+            winner = p.get("seat")
+            for play in current:
+                play["wins"] = play["seat"] == winner
+                play["seat_name"] = seat_name(play["seat"])
+            tricks.append(
+                {
+                    "number": p.get("trick"),
+                    "seq": event.seq,
+                    "leader": seat_name(current[0]["seat"]) if current else "-",
+                    "plays": current,
+                    "winner": seat_name(winner),
+                }
+            )
+            if winner in range(4):
+                seats[winner]["tricks_won"] += 1
+            current = []
+        elif event.type in ("hand_scored", "hand_thrown_in"):
+            result = _result(event)
+        elif event.type == "hand_revealed":
+            revealed = {
+                "seq": event.seq,
+                "same_as_dealt": all(p.get(k) == dealt.get(k) for k in ("deck", "salt")),
+            }
+    for play in current:  # a trick still being played
+        play["seat_name"] = seat_name(play["seat"])
+
+    salt, commitment = dealt.get("salt", ""), dealt.get("commitment", "")
+    return {
+        "number": number,
+        "first_seq": events[start].seq,
+        "last_seq": hand_events[-1].seq,
+        "dealer": seat_name(dealer),
+        "seats": seats,
+        "upcard": card_view(dealt["upcard"]),
+        "upcard_fate": (state_view.get("upcard_fate") or "").replace("_", " "),
+        "kitty": [card_view(c) for c in deck[20:]],
+        "discard": card_view(state_view["discard"]) if state_view.get("discard") else None,
+        "trump": SUIT_NAMES.get(trump, trump) if trump else None,
+        "trump_symbol": SUIT_SYMBOLS.get(trump, "") if trump else "",
+        "bidding": bidding,
+        "tricks": tricks,
+        "current_trick": current,
+        "result": result,
+        "over": result is not None,
+        "deck": [card_view(c) for c in deck],
+        "salt": salt,
+        "commitment": commitment,
+        "commitment_ok": bool(deck) and fairness.verify(deck, salt, commitment),
+        "revealed": revealed,
+        "problem": replay["problem"],
+        "events": [
+            {
+                "seq": e.seq,
+                "type": e.type,
+                "seat": seat_name(e.seat) if e.seat is not None else "",
+                "payload": json.dumps(e.payload, sort_keys=True),
+            }
+            for e in hand_events
+        ],
+        "previous": number - 1 if number - 1 in numbers else None,
+        "next": number + 1 if number + 1 in numbers else None,
+    }
+
+
+def _seat_cards(deck: list[str], dealer: int, seat: int) -> list[str]:
+    try:
+        return seat_cards(deck, dealer, seat)
+    except (E.RuleError, TypeError, ValueError):
+        return []  # a deck the engine cannot deal: the replay reports it
+
+
+def _players_at(events: list[Event]) -> list[str]:
+    """Who sat where, as the log says up to this hand's end."""
+    players = ["open seat"] * 4
+    for event in events:
+        p = event.payload
+        if event.type == "seat_taken" and p.get("seat") in range(4):
+            if p.get("kind") == SeatKind.HUMAN:
+                players[p["seat"]] = p.get("username") or f"user {p.get('user_id')}"
+            else:
+                players[p["seat"]] = f"computer ({p.get('level')})"
+        elif event.type == "seat_left" and p.get("seat") in range(4):
+            players[p["seat"]] = f"computer ({p.get('level')}), after {players[p['seat']]} left"
+    return players
+
+
+def _replay(events: list[Event], start: int, end: int) -> dict[str, Any]:
+    """Replay the log up to the end of the hand; the engine's view of the hand as it
+    stood before its last event (after it, the table is cleared for the next deal)."""
+    replayer = Replayer()
+    view = None
+    for index, event in enumerate(events[:end]):
+        try:
+            replayer.feed(event.type, event.seat, event.payload)
+        except LogError as exc:
+            return {
+                "view": view,
+                "problem": {
+                    "index": index,
+                    "seq": event.seq,
+                    "type": event.type,
+                    "code": exc.code,
+                    "message": exc.message,
+                },
+            }
+        if index >= start:
+            hand = E.full_view(replayer.state)["hand"]
+            if hand is not None:
+                view = hand
+    return {"view": view, "problem": None}
+
+
+def _result(event: Event) -> dict[str, Any]:
+    p = event.payload
+    if event.type == "hand_thrown_in":
+        return {"text": RESULT_WORDS["thrown_in"], "seq": event.seq, "scores": None}
+    makers = p.get("makers")
+    team = p.get("team")
+    words = RESULT_WORDS.get(p.get("result"), str(p.get("result")).replace("_", " "))
+    return {
+        "seq": event.seq,
+        "text": (
+            f"{TEAM_NAMES[makers] if makers in (0, 1) else '?'} made trump and took "
+            f"{p.get('makers_tricks')} tricks: {words}; "
+            f"{p.get('points')} point{'s' * (p.get('points') != 1)} to "
+            f"{TEAM_NAMES[team] if team in (0, 1) else '?'}"
+        ),
+        "scores": p.get("scores"),
+    }
+
+
+# ---------------------------------------------------------------- read-only admin bases
+
+
+class ReadOnlyMixin:
+    """Look, never touch: no add, change or delete, whoever asks."""
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+class SeatInline(ReadOnlyMixin, admin.TabularInline):
+    model = Seat
+    fields = ("index", "seat", "kind", "user", "bot_level")
+    readonly_fields = ("seat",)
+    extra = 0
+    can_delete = False
+
+    @admin.display(description="seat")
+    def seat(self, obj: Seat) -> str:
+        return seat_name(obj.index)
+
+
+class HandInline(ReadOnlyMixin, admin.TabularInline):
+    model = Hand
+    fields = (
+        "number",
+        "dealer_name",
+        "upcard",
+        "trump",
+        "maker_name",
+        "alone",
+        "result",
+        "points",
+        "makers_tricks",
+        "first_seq",
+        "last_seq",
+        "page",
+    )
+    readonly_fields = ("dealer_name", "maker_name", "page")
+    extra = 0
+    can_delete = False
+    show_change_link = True
+
+    @admin.display(description="dealer")
+    def dealer_name(self, obj: Hand) -> str:
+        return seat_name(obj.dealer)
+
+    @admin.display(description="maker")
+    def maker_name(self, obj: Hand) -> str:
+        return seat_name(obj.maker)
+
+    @admin.display(description="cards, bidding and tricks")
+    def page(self, obj: Hand) -> str:
+        return format_html(
+            '<a href="{}">hand {}</a>', hand_page_url(obj.match_id, obj.number), obj.number
+        )
+
+
+# ---------------------------------------------------------------- matches
+
+
+@admin.register(Match)
+class MatchAdmin(ReadOnlyMixin, admin.ModelAdmin):
+    list_display = (
+        "id",
+        "status",
+        "players",
+        "options_summary",
+        "score",
+        "hands_played",
+        "created_at",
+        "finished_at",
+    )
+    list_filter = ("status", "hints_allowed", "created_at")
+    search_fields = ("id", "seats__user__username")
+    search_help_text = "A match id (or part of one), or a player's username."
+    date_hierarchy = "created_at"
+    ordering = ("-created_at",)
+    inlines = (SeatInline, HandInline)
+    actions = ("rebuild_projections",)
+    fieldsets = (
+        (None, {"fields": ("id", "status", "created_by", "players", "score", "winner")}),
+        (
+            "Rules",
+            {"fields": ("options_summary", "options", "hints_allowed", "first_dealer")},
+        ),
+        (
+            "Log",
+            {
+                "fields": (
+                    "seq",
+                    "hands_played",
+                    "event_log",
+                    "log_check",
+                    "created_at",
+                    "updated_at",
+                    "finished_at",
+                )
+            },
+        ),
+    )
+    readonly_fields = ("players", "score", "winner", "options_summary", "event_log", "log_check")
+
+    def get_queryset(self, request: HttpRequest):
+        return super().get_queryset(request).prefetch_related("seats__user")
+
+    def get_urls(self):
+        hand = path(
+            "<uuid:match_id>/hand/<int:number>/",
+            self.admin_site.admin_view(self.hand_view),
+            name="games_match_hand",
+        )
+        return [hand, *super().get_urls()]  # before the catch-all "<object_id>/"
+
+    # -------------------------------------------------------- columns
+
+    @admin.display(description="players")
+    def players(self, obj: Match) -> str:
+        seats = sorted(obj.seats.all(), key=lambda s: s.index)
+        return ", ".join(f"{seat_name(s.index)}: {seat_label(s)}" for s in seats)
+
+    @admin.display(description="options")
+    def options_summary(self, obj: Match) -> str:
+        return options_text(obj.options)
+
+    @admin.display(description="score (S-N to W-E)")
+    def score(self, obj: Match) -> str:
+        return f"{obj.score_ns}-{obj.score_we}"
+
+    @admin.display(description="winner")
+    def winner(self, obj: Match) -> str:
+        return TEAM_NAMES[obj.winner_team] if obj.winner_team is not None else "-"
+
+    @admin.display(description="event log")
+    def event_log(self, obj: Match) -> str:
+        url = admin_url("event_changelist") + f"?match__id__exact={obj.pk}"
+        return format_html('<a href="{}">{} events</a>', url, obj.events.count())
+
+    @admin.display(description="log check")
+    def log_check(self, obj: Match) -> str:
+        """The log replayed through the engine, every deal against its commitment."""
+        try:
+            summary = check_events(list(obj.events.order_by("seq")))
+        except LogProblem as problem:
+            return format_html('<strong style="color:#ba2121">FAILED: {}</strong>', str(problem))
+        return str(summary)
+
+    # -------------------------------------------------------- the page for a hand
+
+    def hand_view(self, request: HttpRequest, match_id: Any, number: int) -> TemplateResponse:
+        match = self.get_object(request, str(match_id))
+        if match is None:
+            raise Http404("No such match.")
+        if not self.has_view_permission(request, match):
+            raise PermissionDenied
+        hand = hand_record(match, number)
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.opts,
+            "title": f"Hand {number} of match {match.pk}",
+            "subtitle": None,
+            "match": match,
+            "match_url": admin_url("match_change", match.pk),
+            "hand": hand,
+            "previous_url": hand_page_url(match.pk, hand["previous"]) if hand["previous"] else None,
+            "next_url": hand_page_url(match.pk, hand["next"]) if hand["next"] else None,
+        }
+        return TemplateResponse(request, "admin/games/match/hand.html", context)
+
+    # -------------------------------------------------------- the one write
+
+    @admin.action(description="Rebuild projections (hands, score, status) from the log")
+    def rebuild_projections(self, request: HttpRequest, queryset) -> None:
+        count = 0
+        for match in queryset.order_by("created_at"):
+            projections.rebuild(match)
+            count += 1
+        self.message_user(
+            request,
+            f"Rebuilt the projections of {count} match{'es' * (count != 1)}.",
+            messages.SUCCESS,
+        )
+
+    rebuild_projections.allowed_permissions = ("rebuild",)
+
+    def has_rebuild_permission(self, request: HttpRequest) -> bool:
+        return request.user.has_perm("games.change_match")
+
+
+# ---------------------------------------------------------------- hands
+
+
+@admin.register(Hand)
+class HandAdmin(ReadOnlyMixin, admin.ModelAdmin):
+    list_display = (
+        "__str__",
+        "match_link",
+        "number",
+        "dealer_name",
+        "upcard",
+        "trump",
+        "maker_name",
+        "alone",
+        "result",
+        "points",
+        "page",
+    )
+    list_filter = ("result", "alone", "trump")
+    search_fields = ("=match__id",)
+    search_help_text = "A match id."
+    list_select_related = ("match",)
+    readonly_fields = ("match_link", "dealer_name", "maker_name", "page")
+    fields = (
+        "match_link",
+        "number",
+        "dealer_name",
+        "commitment",
+        "upcard",
+        "trump",
+        "maker_name",
+        "alone",
+        "result",
+        "scoring_team",
+        "points",
+        "makers_tricks",
+        "first_seq",
+        "last_seq",
+        "page",
+    )
+
+    @admin.display(description="match", ordering="match__created_at")
+    def match_link(self, obj: Hand) -> str:
+        return format_html(
+            '<a href="{}">{}</a>', admin_url("match_change", obj.match_id), obj.match_id
+        )
+
+    @admin.display(description="dealer")
+    def dealer_name(self, obj: Hand) -> str:
+        return seat_name(obj.dealer)
+
+    @admin.display(description="maker")
+    def maker_name(self, obj: Hand) -> str:
+        return seat_name(obj.maker)
+
+    @admin.display(description="cards, bidding and tricks")
+    def page(self, obj: Hand) -> str:
+        return format_html(
+            '<a href="{}">hand {}</a>', hand_page_url(obj.match_id, obj.number), obj.number
+        )
+
+
+# ---------------------------------------------------------------- the event log
+
+
+@admin.register(Event)
+class EventAdmin(ReadOnlyMixin, admin.ModelAdmin):
+    """The log, read-only: events are never added, changed or deleted here."""
+
+    list_display = ("seq", "match_link", "type", "seat_name", "payload_summary", "created_at")
+    list_display_links = ("seq",)
+    list_filter = ("type",)
+    search_fields = ("=match__id",)
+    search_help_text = "A match id: its whole log in order."
+    list_select_related = ("match",)
+    ordering = ("match", "seq")
+    list_per_page = 200
+    show_full_result_count = False
+    fields = ("match_link", "seq", "type", "seat_name", "payload_pretty", "created_at")
+    readonly_fields = ("match_link", "seat_name", "payload_pretty")
+
+    @admin.display(description="match")
+    def match_link(self, obj: Event) -> str:
+        return format_html(
+            '<a href="{}">{}</a>', admin_url("match_change", obj.match_id), obj.match_id
+        )
+
+    @admin.display(description="seat", ordering="seat")
+    def seat_name(self, obj: Event) -> str:
+        return seat_name(obj.seat) if obj.seat is not None else ""
+
+    @admin.display(description="payload")
+    def payload_summary(self, obj: Event) -> str:
+        text = json.dumps(obj.payload, sort_keys=True)
+        return text if len(text) <= 120 else text[:117] + "..."
+
+    @admin.display(description="payload")
+    def payload_pretty(self, obj: Event) -> str:
+        return format_html("<pre>{}</pre>", json.dumps(obj.payload, indent=2, sort_keys=True))

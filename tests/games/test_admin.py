@@ -1,0 +1,297 @@
+"""The admin: match list, seats and hands, the read-only event log, and the page for a hand."""
+
+import datetime
+
+import pytest
+from django.test import TestCase
+from django.urls import reverse
+from django.utils import timezone
+
+from games import services
+from games.deal_view import seat_cards
+from games.models import Event, Hand, Match, MatchStatus
+from games.services import SeatSpec
+from tests.games.test_commands import play_to_the_end
+
+pytestmark = pytest.mark.django_db
+
+SHORT = {"target_score": 2}
+
+
+@pytest.fixture
+def alice(django_user_model):
+    return django_user_model.objects.create_user("alice")
+
+
+@pytest.fixture
+def finished(alice) -> Match:
+    return play_to_the_end(alice, seed=7, options=SHORT)
+
+
+def url(name: str, *args) -> str:
+    return reverse(f"admin:games_{name}", args=args)
+
+
+def hand_url(match: Match, number: int) -> str:
+    return url("match_hand", match.pk, number)
+
+
+def events_of(match: Match, number: int) -> list[Event]:
+    hand = Hand.objects.get(match=match, number=number)
+    last = hand.last_seq
+    return list(match.events.filter(seq__gte=hand.first_seq, seq__lte=last).order_by("seq"))
+
+
+def results(response) -> list:
+    assert response.status_code == 200, response.content[:500]
+    return list(response.context["cl"].result_list)
+
+
+# ---------------------------------------------------------------- the match list
+
+
+def test_the_match_list_shows_status_players_options_score_hands_and_dates(admin_client, finished):
+    response = admin_client.get(url("match_changelist"))
+    assert results(response) == [finished]
+    page = response.content.decode()
+    assert str(finished.pk) in page
+    assert "south: alice, west: computer (random)" in page
+    assert "to 2; stick the dealer; going alone; lone lead: dealer left; no defending alone" in page
+    assert f"{finished.score_ns}-{finished.score_we}" in page
+    assert "finished" in page
+
+
+def test_the_match_list_searches_by_match_id_or_part_of_it_and_by_username(
+    admin_client, alice, finished, django_user_model
+):
+    bob = django_user_model.objects.create_user("bob")
+    with TestCase.captureOnCommitCallbacks(execute=False):
+        bobs = services.match_create(user=bob, seats=[SeatSpec("me")] + [SeatSpec("open")] * 3)
+    changelist = url("match_changelist")
+    assert results(admin_client.get(changelist, {"q": str(finished.pk)})) == [finished]
+    assert results(admin_client.get(changelist, {"q": str(bobs.pk)[:13]})) == [bobs]
+    assert results(admin_client.get(changelist, {"q": "bob"})) == [bobs]
+    assert results(admin_client.get(changelist, {"q": "alice"})) == [finished]
+    assert results(admin_client.get(changelist, {"q": "nobody"})) == []
+
+
+def test_the_match_list_filters_by_status_hints_and_created_date(admin_client, alice, finished):
+    waiting = services.match_create(
+        user=alice, seats=[SeatSpec("me")] + [SeatSpec("open")] * 3, hints_allowed=False
+    )
+    Match.objects.filter(pk=waiting.pk).update(created_at=timezone.now() - datetime.timedelta(60))
+    changelist = url("match_changelist")
+    assert results(admin_client.get(changelist, {"status__exact": "finished"})) == [finished]
+    assert results(admin_client.get(changelist, {"status__exact": "waiting"})) == [waiting]
+    assert results(admin_client.get(changelist, {"hints_allowed__exact": "0"})) == [waiting]
+    response = admin_client.get(changelist)
+    cl = response.context["cl"]
+    created = next(f for f in cl.filter_specs if f.field_path == "created_at")
+    past_week = next(c for c in created.choices(cl) if c["display"] == "Past 7 days")
+    assert results(admin_client.get(changelist + past_week["query_string"])) == [finished]
+
+
+# ---------------------------------------------------------------- a match
+
+
+def test_the_match_page_shows_seats_hands_with_links_to_their_pages_and_a_passing_log_check(
+    admin_client, finished
+):
+    response = admin_client.get(url("match_change", finished.pk))
+    assert response.status_code == 200
+    page = response.content.decode()
+    hands = list(finished.hands.order_by("number"))
+    assert len(hands) == finished.hands_played >= 1
+    for hand in hands:
+        assert hand_url(finished, hand.number) in page
+    assert f"OK: {finished.seq} events, {len(hands)} hands, final score" in page
+    assert f"?match__id__exact={finished.pk}" in page
+    assert 'name="_save"' not in page  # read-only
+    assert url("match_delete", finished.pk) not in page
+
+
+def test_matches_cannot_be_added_changed_or_deleted_in_the_admin(admin_client, finished):
+    assert admin_client.get(url("match_add")).status_code == 403
+    changed = admin_client.post(url("match_change", finished.pk), {"status": "waiting"})
+    assert changed.status_code == 403
+    assert admin_client.get(url("match_delete", finished.pk)).status_code == 403
+    assert admin_client.post(url("match_delete", finished.pk), {"post": "yes"}).status_code == 403
+    bulk = admin_client.post(
+        url("match_changelist"), {"action": "delete_selected", "_selected_action": [finished.pk]}
+    )
+    assert bulk.status_code in (200, 302)
+    finished.refresh_from_db()
+    assert finished.status == MatchStatus.FINISHED
+
+
+def test_the_rebuild_action_rewrites_corrupted_projections_from_the_log(admin_client, finished):
+    scores = (finished.score_ns, finished.score_we)
+    results_before = list(finished.hands.values_list("number", "result", "points"))
+    Hand.objects.filter(match=finished).update(result="", points=0)
+    Match.objects.filter(pk=finished.pk).update(score_ns=0, score_we=0)
+    response = admin_client.post(
+        url("match_changelist"),
+        {"action": "rebuild_projections", "_selected_action": [finished.pk]},
+        follow=True,
+    )
+    assert "Rebuilt the projections of 1 match." in response.content.decode()
+    finished.refresh_from_db()
+    assert (finished.score_ns, finished.score_we) == scores
+    assert list(finished.hands.values_list("number", "result", "points")) == results_before
+
+
+# ---------------------------------------------------------------- the page for a hand
+
+
+def test_the_hand_page_shows_all_four_hands_the_kitty_the_bidding_every_trick_and_the_result(
+    admin_client, finished
+):
+    events = events_of(finished, 1)
+    dealt = events[0].payload
+    response = admin_client.get(hand_url(finished, 1))
+    assert response.status_code == 200
+    hand = response.context["hand"]
+    page = response.content.decode()
+
+    assert hand["problem"] is None
+    for seat in range(4):
+        expected = seat_cards(dealt["deck"], dealt["dealer"], seat)
+        assert [c["code"] for c in hand["seats"][seat]["cards"]] == expected
+        assert len(expected) == 5
+        assert f'id="seat-{seat}"' in page
+    assert [c["code"] for c in hand["kitty"]] == dealt["deck"][20:]
+    assert hand["upcard"]["code"] == dealt["upcard"]
+
+    bids = [e for e in events if e.type in ("bid", "discard")]
+    assert [b["seq"] for b in hand["bidding"]] == [e.seq for e in bids]
+    assert page.count('class="bid"') == len(bids)
+
+    won = [e for e in events if e.type == "trick_won"]
+    plays = [e for e in events if e.type == "card_played"]
+    assert len(won) == 5 and page.count('class="trick"') == 5
+    assert [t["number"] for t in hand["tricks"]] == [1, 2, 3, 4, 5]
+    assert [t["winner"] for t in hand["tricks"]] == [
+        ("south", "west", "north", "east")[e.payload["seat"]] for e in won
+    ]
+    played = [(p["seat"], p["card"]["code"]) for t in hand["tricks"] for p in t["plays"]]
+    assert played == [(e.seat, e.payload["action"]["card"]) for e in plays]
+    for trick in hand["tricks"]:
+        assert [p["seat_name"] for p in trick["plays"] if p["wins"]] == [trick["winner"]]
+
+    scored = next(e for e in events if e.type == "hand_scored").payload
+    assert hand["result"]["scores"] == scored["scores"]
+    assert f"{scored['points']} point" in hand["result"]["text"]
+    assert hand["commitment_ok"] and 'id="commitment-ok"' in page
+    assert hand["revealed"]["same_as_dealt"]
+
+
+def test_the_hand_page_links_to_its_neighbours_and_is_404_for_a_hand_never_dealt(
+    admin_client, finished
+):
+    last = finished.hands_played
+    response = admin_client.get(hand_url(finished, last))
+    assert response.status_code == 200
+    if last > 1:
+        assert hand_url(finished, last - 1) in response.content.decode()
+    assert admin_client.get(hand_url(finished, last + 1)).status_code == 404
+    missing = "00000000-0000-0000-0000-000000000000"
+    assert admin_client.get(f"/admin/games/match/{missing}/hand/1/").status_code == 404
+
+
+def test_the_hand_page_of_a_hand_being_played_says_so(admin_client, alice):
+    match = services.match_create(
+        user=alice, seats=[SeatSpec("me")] + [SeatSpec("computer", "random")] * 3
+    )
+    response = admin_client.get(hand_url(match, 1))
+    assert response.status_code == 200
+    assert not response.context["hand"]["over"]
+    assert "still being played" in response.content.decode()
+    assert response.context["hand"]["tricks"] == []
+
+
+def test_a_deck_that_does_not_match_its_commitment_is_flagged_on_the_hand_and_match_pages(
+    admin_client, alice, finished
+):
+    """Events cannot be changed, so the tampered log is a copy appended to a new match."""
+    copy = Match.objects.create(
+        created_by=alice, options=finished.options, first_dealer=finished.first_dealer
+    )
+    rows = []
+    for event in finished.events.order_by("seq"):
+        payload = dict(event.payload)
+        if event.type == "hand_dealt" and payload["hand"] == 1:
+            deck = list(payload["deck"])
+            deck[20], deck[21] = deck[21], deck[20]  # a different upcard
+            payload["deck"] = deck
+        rows.append(
+            Event(match=copy, seq=event.seq, type=event.type, seat=event.seat, payload=payload)
+        )
+    Event.objects.bulk_create(rows)
+    Match.objects.filter(pk=copy.pk).update(seq=finished.seq)
+
+    hand_page = admin_client.get(hand_url(copy, 1))
+    assert hand_page.status_code == 200
+    assert not hand_page.context["hand"]["commitment_ok"]
+    assert 'id="commitment-bad"' in hand_page.content.decode()
+
+    match_page = admin_client.get(url("match_change", copy.pk)).content.decode()
+    dealt = next(e for e in rows if e.type == "hand_dealt")
+    assert f"FAILED: event {dealt.seq - 1} (seq {dealt.seq}, hand_dealt): commitment_mismatch" in (
+        match_page
+    )
+
+
+def test_the_hand_list_links_each_hand_to_its_page(admin_client, finished):
+    response = admin_client.get(url("hand_changelist"), {"q": str(finished.pk)})
+    hands = results(response)
+    assert len(hands) == finished.hands_played
+    for hand in hands:
+        assert hand_url(finished, hand.number) in response.content.decode()
+    detail = admin_client.get(url("hand_change", hands[0].pk))
+    assert detail.status_code == 200
+    assert hand_url(finished, hands[0].number) in detail.content.decode()
+    assert admin_client.post(url("hand_change", hands[0].pk), {"points": 9}).status_code == 403
+    assert admin_client.get(url("hand_delete", hands[0].pk)).status_code == 403
+
+
+def test_staff_without_the_view_permission_gets_403_for_the_hand_page(
+    client, django_user_model, finished
+):
+    staff = django_user_model.objects.create_user("staff", is_staff=True)
+    client.force_login(staff)
+    assert client.get(hand_url(finished, 1)).status_code == 403
+
+
+# ---------------------------------------------------------------- the event log
+
+
+def test_the_event_log_lists_a_matchs_events_in_seq_order(admin_client, finished):
+    response = admin_client.get(url("event_changelist"), {"match__id__exact": str(finished.pk)})
+    events = results(response)
+    assert [e.seq for e in events] == list(range(1, finished.seq + 1))
+    page = response.content.decode()
+    assert "hand_dealt" in page and "card_played" in page
+    detail = admin_client.get(url("event_change", events[0].pk))
+    assert detail.status_code == 200
+    assert "match_created" in detail.content.decode()
+    assert 'name="_save"' not in detail.content.decode()
+
+
+def test_the_event_admin_refuses_to_add_change_or_delete_an_event(admin_client, finished):
+    event = finished.events.get(seq=1)
+    before = list(finished.events.order_by("seq").values_list("seq", "type", "seat", "payload"))
+    assert admin_client.get(url("event_add")).status_code == 403
+    added = admin_client.post(url("event_add"), {"match": finished.pk, "seq": 999, "type": "x"})
+    assert added.status_code == 403
+    changed = admin_client.post(
+        url("event_change", event.pk),
+        {"match": finished.pk, "seq": 1, "type": "tampered", "payload": "{}"},
+    )
+    assert changed.status_code == 403
+    assert admin_client.get(url("event_delete", event.pk)).status_code == 403
+    assert admin_client.post(url("event_delete", event.pk), {"post": "yes"}).status_code == 403
+    admin_client.post(
+        url("event_changelist"), {"action": "delete_selected", "_selected_action": [event.pk]}
+    )
+    after = list(finished.events.order_by("seq").values_list("seq", "type", "seat", "payload"))
+    assert after == before
