@@ -125,6 +125,7 @@ def test_export_match_writes_the_same_document_to_a_file_with_output(user, tmp_p
     assert written["match"]["id"] == str(match.pk)
     assert [e["type"] for e in written["events"]][:2] == ["match_created", "seat_taken"]
     assert f"{match.seq} events" in err.getvalue()
+    assert "holds the deck of the hand being played" in err.getvalue()
 
 
 @pytest.mark.django_db

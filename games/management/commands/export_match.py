@@ -6,7 +6,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from games.management.match_log import export_match_log
-from games.models import Match
+from games.models import Match, MatchStatus
 from games.selectors import is_match_id
 
 
@@ -28,6 +28,13 @@ class Command(BaseCommand):
         if match is None:
             raise CommandError(f"No match with id {match_id!r}.")
         document = export_match_log(match)
+        if match.status != MatchStatus.FINISHED:
+            self.stderr.write(
+                self.style.WARNING(
+                    f"Match {match.id} is {match.status}: this export holds the deck of the hand "
+                    "being played. Keep it from the players until the match is over."
+                )
+            )
         text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
         if options["output"]:
             path = Path(options["output"])
