@@ -1,7 +1,6 @@
 from django.contrib import admin
 from django.urls import path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
-from knox import views as knox_views
 
 from euchre_service.health import healthz
 from games import apis
@@ -9,8 +8,8 @@ from games import apis
 api = [
     path("auth/register", apis.RegisterApi.as_view(), name="register"),
     path("auth/token", apis.TokenApi.as_view(), name="token"),
-    path("auth/logout", knox_views.LogoutView.as_view(), name="logout"),
-    path("auth/logout-all", knox_views.LogoutAllView.as_view(), name="logout-all"),
+    path("auth/logout", apis.LogoutApi.as_view(), name="logout"),
+    path("auth/logout-all", apis.LogoutAllApi.as_view(), name="logout-all"),
     path("matches", apis.MatchListCreateApi.as_view(), name="matches"),
     path("matches/<str:match_id>", apis.MatchDetailApi.as_view(), name="match"),
     path("matches/<str:match_id>/join", apis.MatchJoinApi.as_view(), name="match-join"),

@@ -6,6 +6,7 @@ from django.contrib.auth import authenticate, get_user_model
 from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError as DjangoValidationError
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from knox import views as knox_views
 from knox.views import LoginView as KnoxLoginView
 from rest_framework import serializers
 from rest_framework.exceptions import AuthenticationFailed
@@ -39,12 +40,23 @@ class MatchViewSerializer(serializers.Serializer):
     seats = serializers.ListField(child=serializers.DictField())
     created_at = serializers.CharField()
     finished_at = serializers.CharField(allow_null=True)
-    you = serializers.IntegerField(required=False, help_text="Your seat, 0 south to 3 east.")
+    you = serializers.IntegerField(
+        required=False,
+        allow_null=True,
+        help_text="Your seat, 0 south to 3 east (null once you left).",
+    )
     view = serializers.DictField(
         required=False,
         help_text="The rules engine's view of your seat (docs/rules.md): your cards, the "
         "bidding, trump, tricks, scores, whose turn, and your legal actions.",
     )
+
+
+class MatchPageSerializer(serializers.Serializer):
+    count = serializers.IntegerField()
+    next = serializers.URLField(allow_null=True)
+    previous = serializers.URLField(allow_null=True)
+    results = MatchViewSerializer(many=True)
 
 
 # ---------------------------------------------------------------- accounts
@@ -56,7 +68,7 @@ class RegisterApi(APIView):
     throttle_classes = [ScopedRateThrottle]
     throttle_scope = "auth"
 
-    class InputSerializer(StrictSerializer):
+    class RegisterInputSerializer(StrictSerializer):
         username = serializers.RegexField(r"^[\w.@+-]+\Z", min_length=1, max_length=150)
         password = serializers.CharField(min_length=8, max_length=128, write_only=True)
 
@@ -73,7 +85,7 @@ class RegisterApi(APIView):
             return data
 
     @extend_schema(
-        request=InputSerializer,
+        request=RegisterInputSerializer,
         responses={
             201: inline_serializer(
                 "Registered",
@@ -84,7 +96,7 @@ class RegisterApi(APIView):
         summary="Create an account",
     )
     def post(self, request: Request) -> Response:
-        serializer = self.InputSerializer(data=request.data)
+        serializer = self.RegisterInputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         user = get_user_model().objects.create_user(**serializer.validated_data)
         return Response({"id": user.pk, "username": user.get_username()}, status=201)
@@ -98,12 +110,15 @@ class TokenApi(KnoxLoginView):
     throttle_classes = [ScopedRateThrottle]
     throttle_scope = "auth"
 
-    class InputSerializer(StrictSerializer):
+    class TokenInputSerializer(StrictSerializer):
         username = serializers.CharField(max_length=150)
         password = serializers.CharField(max_length=128, write_only=True)
 
+    def get_authenticate_header(self, request: Request) -> str:
+        return "Token"  # so that a wrong password is a 401, as for any other credential
+
     @extend_schema(
-        request=InputSerializer,
+        request=TokenInputSerializer,
         responses={
             200: inline_serializer(
                 "Token", {"token": serializers.CharField(), "expiry": serializers.CharField()}
@@ -112,11 +127,8 @@ class TokenApi(KnoxLoginView):
         },
         summary="Sign in: a token for this device",
     )
-    def get_authenticate_header(self, request: Request) -> str:
-        return "Token"  # so that a wrong password is a 401, as for any other credential
-
     def post(self, request: Request, format: Any = None) -> Response:
-        serializer = self.InputSerializer(data=request.data)
+        serializer = self.TokenInputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         user = authenticate(request=request, **serializer.validated_data)
         if user is None:
@@ -157,7 +169,7 @@ class MatchPagination(PageNumberPagination):
 
 
 class MatchListCreateApi(APIView):
-    class InputSerializer(StrictSerializer):
+    class MatchListCreateInputSerializer(StrictSerializer):
         seats = SeatInputSerializer(many=True, help_text="Four seats, south, west, north, east.")
         options = OptionsInputSerializer(required=False)
         hints_allowed = StrictBooleanField(required=False, default=True)
@@ -169,18 +181,18 @@ class MatchListCreateApi(APIView):
                 raise serializers.ValidationError("Take exactly one seat yourself (kind 'me').")
             return seats
 
-    class FilterSerializer(StrictSerializer):
+    class MatchListCreateFilterSerializer(StrictSerializer):
         status = serializers.ChoiceField(choices=MatchStatus.choices, required=False)
         page = serializers.IntegerField(min_value=1, required=False)
         page_size = serializers.IntegerField(min_value=1, max_value=100, required=False)
 
     @extend_schema(
-        parameters=[FilterSerializer],
-        responses={200: MatchViewSerializer(many=True), **ERRORS},
+        parameters=[MatchListCreateFilterSerializer],
+        responses={200: MatchPageSerializer, **ERRORS},
         summary="Your matches, newest first",
     )
     def get(self, request: Request) -> Response:
-        filters = self.FilterSerializer(data=request.query_params)
+        filters = self.MatchListCreateFilterSerializer(data=request.query_params)
         filters.is_valid(raise_exception=True)
         matches = selectors.matches_for_user(
             user=request.user, status=filters.validated_data.get("status")
@@ -192,12 +204,12 @@ class MatchListCreateApi(APIView):
         )
 
     @extend_schema(
-        request=InputSerializer,
+        request=MatchListCreateInputSerializer,
         responses={201: MatchViewSerializer, **ERRORS},
         summary="Create a match: you, open seats and computer players",
     )
     def post(self, request: Request) -> Response:
-        serializer = self.InputSerializer(data=request.data)
+        serializer = self.MatchListCreateInputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
         match = services.match_create(
@@ -208,6 +220,18 @@ class MatchListCreateApi(APIView):
         )
         match, seat = selectors.match_for_user(match_id=match.pk, user=request.user)
         return Response(selectors.player_view_get(match=match, seat=seat), status=201)
+
+
+class LogoutApi(knox_views.LogoutView):
+    @extend_schema(request=None, responses={204: None, **ERRORS}, summary="Revoke this token")
+    def post(self, request: Request, format: Any = None) -> Response:
+        return super().post(request, format)
+
+
+class LogoutAllApi(knox_views.LogoutAllView):
+    @extend_schema(request=None, responses={204: None, **ERRORS}, summary="Revoke all your tokens")
+    def post(self, request: Request, format: Any = None) -> Response:
+        return super().post(request, format)
 
 
 def _seat_of(match: Any, user: Any) -> int | None:
@@ -222,16 +246,16 @@ class MatchDetailApi(APIView):
 
 
 class MatchJoinApi(APIView):
-    class InputSerializer(StrictSerializer):
+    class MatchJoinInputSerializer(StrictSerializer):
         seat = serializers.IntegerField(min_value=0, max_value=3, required=False)
 
     @extend_schema(
-        request=InputSerializer,
+        request=MatchJoinInputSerializer,
         responses={200: MatchViewSerializer, **ERRORS},
         summary="Take an open seat",
     )
     def post(self, request: Request, match_id: str) -> Response:
-        serializer = self.InputSerializer(data=request.data)
+        serializer = self.MatchJoinInputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         services.match_join(
             match_id=match_id,
@@ -259,7 +283,7 @@ class MatchActionApi(APIView):
     throttle_classes = [ScopedRateThrottle]
     throttle_scope = "actions"
 
-    class InputSerializer(StrictSerializer):
+    class MatchActionInputSerializer(StrictSerializer):
         type = serializers.ChoiceField(
             choices=["pass", "order_up", "call", "discard", "defend_alone", "play"]
         )
@@ -273,7 +297,7 @@ class MatchActionApi(APIView):
         )
 
     @extend_schema(
-        request=InputSerializer,
+        request=MatchActionInputSerializer,
         parameters=[
             OpenApiParameter(
                 "Idempotency-Key",
@@ -288,7 +312,7 @@ class MatchActionApi(APIView):
     )
     def post(self, request: Request, match_id: str) -> Response:
         match, seat = selectors.match_for_user(match_id=match_id, user=request.user)
-        serializer = self.InputSerializer(data=request.data)
+        serializer = self.MatchActionInputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         action = dict(serializer.validated_data)
         expected_seq = action.pop("expected_seq", None)
@@ -307,11 +331,11 @@ class MatchActionApi(APIView):
 
 
 class MatchEventsApi(APIView):
-    class FilterSerializer(StrictSerializer):
+    class MatchEventsFilterSerializer(StrictSerializer):
         after = serializers.IntegerField(min_value=0, required=False, default=0)
 
     @extend_schema(
-        parameters=[FilterSerializer],
+        parameters=[MatchEventsFilterSerializer],
         responses={
             200: inline_serializer(
                 "Events",
@@ -326,7 +350,7 @@ class MatchEventsApi(APIView):
     )
     def get(self, request: Request, match_id: str) -> Response:
         match, seat = selectors.match_for_user(match_id=match_id, user=request.user)
-        filters = self.FilterSerializer(data=request.query_params)
+        filters = self.MatchEventsFilterSerializer(data=request.query_params)
         filters.is_valid(raise_exception=True)
         events = selectors.events_for_seat(
             match=match, seat=seat, after=filters.validated_data["after"]
