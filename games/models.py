@@ -163,7 +163,6 @@ class Event(models.Model):
         raise TypeError("Events are never deleted: the log is append-only.")
 
 
-
 class IdempotentResponse(models.Model):
     """The response first given to a request that carried an Idempotency-Key."""
 
