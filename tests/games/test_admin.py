@@ -7,7 +7,7 @@ from django.test import TestCase
 from django.urls import reverse
 from django.utils import timezone
 
-from games import services
+from games import eventlog, services
 from games.deal_view import seat_cards
 from games.models import Event, Hand, Match, MatchStatus
 from games.services import SeatSpec
@@ -295,3 +295,21 @@ def test_the_event_admin_refuses_to_add_change_or_delete_an_event(admin_client, 
     )
     after = list(finished.events.order_by("seq").values_list("seq", "type", "seat", "payload"))
     assert after == before
+
+
+def test_the_hand_page_of_a_hand_thrown_in_shows_eight_passes_and_no_trick(admin_client, alice):
+    match = services.match_create(
+        user=alice,
+        seats=[SeatSpec("me")] + [SeatSpec("computer", "random")] * 3,
+        options={"stick_the_dealer": False},
+    )
+    for _ in range(8):  # outside a commit the computer seats wait: the test passes for them
+        seat = eventlog.load_state(match).turn
+        services.action_submit(match_id=match.pk, seat_index=seat, action={"type": "pass"})
+    response = admin_client.get(hand_url(match, 1))
+    hand = response.context["hand"]
+    assert [b["text"] for b in hand["bidding"]] == ["passes"] * 8
+    assert hand["tricks"] == [] and hand["over"]
+    assert hand["result"]["text"].startswith("thrown in")
+    assert hand["revealed"]["same_as_dealt"] and hand["commitment_ok"]
+    assert hand_url(match, 2) in response.content.decode()
