@@ -157,6 +157,13 @@ def mask_of(cards: "list[int] | tuple[int, ...]") -> int:
     return mask
 
 
+# _CARDS_IN_BYTE[k][b]: the cards whose bits are set in byte value b at byte k of a mask.
+_CARDS_IN_BYTE = tuple(
+    tuple(tuple(8 * k + i for i in range(8) if b >> i & 1) for b in range(256)) for k in range(3)
+)
+
+
 def cards_of(mask: int) -> list[int]:
     """The cards of a bitmask, in card order."""
-    return [c for c in DECK if mask >> c & 1]
+    low, mid, high = _CARDS_IN_BYTE
+    return [*low[mask & 255], *mid[mask >> 8 & 255], *high[mask >> 16 & 255]]

@@ -8,6 +8,13 @@ was.
 Seats: 0 south, 1 west, 2 north, 3 east; partners sit across (seat + 2), the
 seat on a player's left is seat + 1, and a team is seat % 2 (0: south-north,
 1: west-east).
+
+Speed: computer players run many thousands of random playouts per decision, so
+the play loop is kept short. Hands are card bitmasks; the legal actions for a
+set of cards are built once and shared (the same tuple every time that set
+comes up); everything that depends only on trump, on who sits out or on the
+options is looked up in tables made when it is fixed, not recomputed per card;
+`legal_actions()` is cached until the next action.
 """
 
 from typing import Any
@@ -29,7 +36,7 @@ from .cards import (
 from .cards import (
     card as make_card,
 )
-from .deal import hands_from_deck, validate_deck
+from .deal import _ValidDeck, validate_deck
 from .errors import RuleError
 from .options import Options
 
@@ -61,17 +68,52 @@ _PHASE_ACTIONS = {
     PLAY: (A.PLAY,),
 }
 _NO_OUTCOMES: tuple = ()
+_PASS = A.PASS_ACTION
 
 
-_PLAYS: dict[int, tuple[A.Action, ...]] = {}
+class _ActionsByMask(dict):
+    """mask -> the actions on those cards, in card order; each built once, then shared."""
+
+    def __init__(self, by_card: tuple[A.Action, ...]) -> None:
+        super().__init__()
+        self.by_card = by_card
+
+    def __missing__(self, mask: int) -> tuple[A.Action, ...]:
+        actions = self[mask] = tuple(self.by_card[c] for c in cards_of(mask))
+        return actions
 
 
-def _plays(mask: int) -> tuple[A.Action, ...]:
-    """The play actions for a set of cards, built once per distinct set."""
-    plays = _PLAYS.get(mask)
-    if plays is None:
-        plays = _PLAYS[mask] = tuple(A.PLAY_ACTIONS[c] for c in cards_of(mask))
-    return plays
+_PLAYS = _ActionsByMask(A.PLAY_ACTIONS)
+_DISCARDS = _ActionsByMask(A.DISCARD_ACTIONS)
+
+# LED_MASK[trump][card]: the cards that follow `card` when it is led (its effective suit).
+LED_MASK = tuple(tuple(SUIT_MASK[t][EFFECTIVE_SUIT[t][c]] for c in range(24)) for t in range(4))
+
+# Round one: pass, order up, and order up alone when going alone is on.
+_BID1_LEGAL = {
+    going_alone: (_PASS, *A.ORDER_UP_ACTIONS[: 1 + going_alone]) for going_alone in (False, True)
+}
+# Round two, by (turned-down suit, going alone on, the dealer is stuck).
+_BID2_LEGAL = {
+    (down, going_alone, stuck): (() if stuck else (_PASS,))
+    + tuple(a for s in range(4) if s != down for a in A.CALL_ACTIONS[s][: 1 + going_alone])
+    for down in range(4)
+    for going_alone in (False, True)
+    for stuck in (False, True)
+}
+_DEFEND_LEGAL = (_PASS, A.DEFEND_ALONE_ACTION)
+
+
+def _next_seats(out_mask: int) -> tuple[int, ...]:
+    """For each seat, the next seat to its left that plays (bit s of out_mask: s sits out)."""
+    return tuple(
+        next((s + k) % 4 for k in (1, 2, 3, 4) if not out_mask >> ((s + k) % 4) & 1)
+        for s in range(4)
+    )
+
+
+# NEXT_SEAT[out_mask][seat], for every set of seats sitting out (at most two ever do).
+NEXT_SEAT = tuple(_next_seats(m) for m in range(15))
 
 
 def partner(seat: int) -> int:
@@ -119,6 +161,9 @@ class MatchState:
         "_trick_size",
         "_legal",
         "_eff",
+        "_led_mask",
+        "_follow",
+        "_strength",
     )
 
     def __init__(self, options: Options | None = None, first_dealer: int = 3) -> None:
@@ -158,10 +203,13 @@ class MatchState:
         self.trick_cards: list[int] = []
         self.tricks: list[tuple[tuple[int, ...], tuple[int, ...], int]] = []
         self.tricks_won = [0, 0, 0, 0]
-        self._next = (1, 2, 3, 0)
+        self._next = NEXT_SEAT[0]
         self._trick_size = 4
         self._legal: tuple[A.Action, ...] | None = None
-        self._eff: tuple[int, ...] = ()
+        self._eff: tuple[int, ...] = ()  # EFFECTIVE_SUIT[trump]
+        self._led_mask: tuple[int, ...] = ()  # LED_MASK[trump]
+        self._follow = 0  # the cards that follow the current trick's lead; 0 before the lead
+        self._strength: tuple[tuple[int, ...], ...] = ()  # STRENGTH[trump]
 
     # ------------------------------------------------------------------ copying
 
@@ -170,6 +218,7 @@ class MatchState:
         return cards_of(self.hands[seat])
 
     def clone(self) -> "MatchState":
+        """An independent copy (lists copied; tuples, ints and the options are shared)."""
         other = MatchState.__new__(MatchState)
         for name in MatchState.__slots__:
             setattr(other, name, getattr(self, name))
@@ -192,15 +241,27 @@ class MatchState:
             raise RuleError(
                 "wrong_phase", f"Cards are dealt between hands; now {self._phase_words()}."
             )
-        deck = validate_deck(deck)
+        if type(deck) is not _ValidDeck:  # decks made by deal.py are valid by construction
+            deck = validate_deck(deck)
         self._clear_hand()
         self.hand_number += 1
         self.deck = deck
-        self.hands, self.kitty = hands_from_deck(deck, self.dealer)
+        # Five cards each from the dealer's left, the next four in the kitty, upcard first.
+        (a0, a1, a2, a3, a4, b0, b1, b2, b3, b4, c0, c1, c2, c3, c4, d0, d1, d2, d3, d4) = deck[:20]
+        bit = BIT
+        hands = [
+            bit[a0] | bit[a1] | bit[a2] | bit[a3] | bit[a4],  # the dealer's left
+            bit[b0] | bit[b1] | bit[b2] | bit[b3] | bit[b4],
+            bit[c0] | bit[c1] | bit[c2] | bit[c3] | bit[c4],  # the dealer's partner
+            bit[d0] | bit[d1] | bit[d2] | bit[d3] | bit[d4],  # the dealer
+        ]
+        first = (self.dealer + 1) % 4
+        self.hands = hands[-first:] + hands[:-first] if first else hands  # indexed by seat
+        self.kitty = list(deck[20:24])
         self.upcard = deck[20]
         self.upcard_fate = "face_up"
         self.phase = BID1
-        self.turn = (self.dealer + 1) % 4
+        self.turn = first
 
     # ------------------------------------------------------------------ legal actions
 
@@ -212,23 +273,17 @@ class MatchState:
         phase = self.phase
         if phase == PLAY:
             hand = self.hands[self.turn]
-            if self.trick_cards:
-                follow = hand & SUIT_MASK[self.trump][self._eff[self.trick_cards[0]]]
-                legal = _plays(follow or hand)
-            else:
-                legal = _plays(hand)
+            legal = _PLAYS[hand & self._follow or hand]  # follow suit if you can
         elif phase == BID1:
-            legal = (A.PASS_ACTION, *A.ORDER_UP_ACTIONS[: 1 + self.options.going_alone])
+            legal = _BID1_LEGAL[self.options.going_alone]
         elif phase == BID2:
-            stuck = self.options.stick_the_dealer and self.turn == self.dealer
-            legal = () if stuck else (A.PASS_ACTION,)
-            for s in range(4):
-                if s != self.turned_down:
-                    legal += A.CALL_ACTIONS[s][: 1 + self.options.going_alone]
+            options = self.options
+            stuck = options.stick_the_dealer and self.turn == self.dealer
+            legal = _BID2_LEGAL[self.turned_down, options.going_alone, stuck]
         elif phase == DISCARD:
-            legal = tuple(A.DISCARD_ACTIONS[c] for c in cards_of(self.hands[self.dealer]))
+            legal = _DISCARDS[self.hands[self.dealer]]
         elif phase == DEFEND:
-            legal = (A.PASS_ACTION, A.DEFEND_ALONE_ACTION)
+            legal = _DEFEND_LEGAL
         else:
             legal = ()
         self._legal = legal
@@ -242,34 +297,43 @@ class MatchState:
         changing nothing, if the action is not allowed."""
         if seat != self.turn:
             raise self._not_your_turn(seat)
-        if action not in (self._legal or self.legal_actions()):
+        legal = self._legal
+        if legal is None:
+            legal = self.legal_actions()
+        if action not in legal:
             raise self.explain_illegal(seat, action)
         self._legal = None
-        phase = self.phase
-        if phase == PLAY:
+        if self.phase == PLAY:
             card = action[1]
             self.hands[seat] ^= BIT[card]
-            self.trick_seats.append(seat)
             cards = self.trick_cards
+            if not cards:
+                self._follow = self._led_mask[card]
             cards.append(card)
+            self.trick_seats.append(seat)
             if len(cards) < self._trick_size:
                 self.turn = self._next[seat]
                 return _NO_OUTCOMES
             return self._trick_done()
+        return self._bid(seat, legal[legal.index(action)])  # the shared instance
+
+    def _bid(self, seat: int, action: A.Action) -> tuple:
+        phase = self.phase
+        if phase == DISCARD:
+            self.bids.append((seat, action))
+            self.hands[seat] ^= BIT[action.card]
+            self.discarded = action.card
+            self.kitty.append(action.card)
+            return self._trump_fixed()
         self.bids.append((seat, action))
         if phase == BID1:
             return self._bid_round_one(seat, action)
         if phase == BID2:
             return self._bid_round_two(seat, action)
-        if phase == DISCARD:
-            self.hands[seat] ^= BIT[action.card]
-            self.discarded = action.card
-            self.kitty.append(action.card)
-            return self._trump_fixed()
         return self._defend(seat, action)
 
     def _bid_round_one(self, seat: int, action: A.Action) -> tuple:
-        if action.type == A.PASS:
+        if action is _PASS:
             self.passes += 1
             if self.passes == 4:
                 self.phase = BID2
@@ -293,7 +357,7 @@ class MatchState:
         return _NO_OUTCOMES
 
     def _bid_round_two(self, seat: int, action: A.Action) -> tuple:
-        if action.type == A.PASS:
+        if action is _PASS:
             self.passes += 1
             if self.passes == 4:
                 return self._throw_in()
@@ -305,6 +369,8 @@ class MatchState:
     def _make_trump(self, seat: int, suit: int, alone: bool, round_: int) -> None:
         self.trump = suit
         self._eff = EFFECTIVE_SUIT[suit]
+        self._led_mask = LED_MASK[suit]
+        self._strength = STRENGTH[suit]
         self.maker = seat
         self.maker_round = round_
         self.alone = alone
@@ -322,7 +388,7 @@ class MatchState:
         return self._start_play()
 
     def _defend(self, seat: int, action: A.Action) -> tuple:
-        if action.type == A.DEFEND_ALONE:
+        if action is A.DEFEND_ALONE_ACTION:
             self.defender_alone = seat
             self.out[partner(seat)] = True
             return self._start_play()
@@ -333,10 +399,9 @@ class MatchState:
 
     def _start_play(self) -> tuple:
         out = self.out
-        self._next = tuple(
-            next((s + k) % 4 for k in (1, 2, 3) if not out[(s + k) % 4]) for s in range(4)
-        )
-        self._trick_size = 4 - sum(out)
+        out_mask = out[0] | out[1] << 1 | out[2] << 2 | out[3] << 3
+        self._next = NEXT_SEAT[out_mask]
+        self._trick_size = 4 - out_mask.bit_count()
         lead_from = self.dealer
         lone_lead = self.options.lone_lead
         if self.alone and (
@@ -350,18 +415,19 @@ class MatchState:
 
     def _trick_done(self) -> tuple:
         cards = self.trick_cards
-        strength = STRENGTH[self.trump][self._eff[cards[0]]]
-        best = max(cards, key=strength.__getitem__)
-        winner = self.trick_seats[cards.index(best)]
-        self.tricks.append((tuple(self.trick_seats), tuple(cards), winner))
+        seats = self.trick_seats
+        strength = self._strength[self._eff[cards[0]]]
+        winner = seats[cards.index(max(cards, key=strength.__getitem__))]
+        tricks = self.tricks
+        tricks.append((tuple(seats), tuple(cards), winner))
         self.tricks_won[winner] += 1
         self.trick_seats = []
         self.trick_cards = []
-        won = {"type": "trick_won", "seat": winner, "trick": len(self.tricks)}
-        if len(self.tricks) < 5:
+        self._follow = 0
+        if len(tricks) < 5:
             self.turn = self.leader = winner
-            return (won,)
-        return (won, *self._score_hand())
+            return ({"type": "trick_won", "seat": winner, "trick": len(tricks)},)
+        return ({"type": "trick_won", "seat": winner, "trick": 5}, *self._score_hand())
 
     def _score_hand(self) -> tuple:
         makers = team_of(self.maker)

@@ -115,4 +115,4 @@ def test_the_shuffle_for_real_play_is_secure_and_gives_valid_decks():
     decks = {E.shuffled_deck() for _ in range(20)}
     assert len(decks) == 20  # 24! orders: a repeat would mean a broken source
     for deck in decks:
-        assert type(deck) is tuple and E.validate_deck(deck) == deck
+        assert isinstance(deck, tuple) and E.validate_deck(deck) == deck
