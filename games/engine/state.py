@@ -116,6 +116,20 @@ def _next_seats(out_mask: int) -> tuple[int, ...]:
 NEXT_SEAT = tuple(_next_seats(m) for m in range(15))
 
 
+def _trick_order(out_mask: int, leader: int) -> tuple[int, ...]:
+    if out_mask >> leader & 1:
+        return ()  # a seat that sits out never leads
+    seats, seat = [leader], NEXT_SEAT[out_mask][leader]
+    while seat != leader:
+        seats.append(seat)
+        seat = NEXT_SEAT[out_mask][seat]
+    return tuple(seats)
+
+
+# TRICK_ORDER[out_mask][leader]: the seats that play a trick, in order, from its leader.
+TRICK_ORDER = tuple(tuple(_trick_order(m, s) for s in range(4)) for m in range(15))
+
+
 def partner(seat: int) -> int:
     return (seat + 2) % 4
 
@@ -152,12 +166,12 @@ class MatchState:
         "out",
         "discarded",
         "leader",
-        "trick_seats",
         "trick_cards",
         "tricks",
         "tricks_won",
         "last_hand",
         "_next",
+        "_order",
         "_trick_size",
         "_legal",
         "_eff",
@@ -199,17 +213,24 @@ class MatchState:
         self.out = [False, False, False, False]
         self.discarded: int | None = None
         self.leader: int | None = None
-        self.trick_seats: list[int] = []
         self.trick_cards: list[int] = []
         self.tricks: list[tuple[tuple[int, ...], tuple[int, ...], int]] = []
         self.tricks_won = [0, 0, 0, 0]
         self._next = NEXT_SEAT[0]
+        self._order = TRICK_ORDER[0]
         self._trick_size = 4
         self._legal: tuple[A.Action, ...] | None = None
         self._eff: tuple[int, ...] = ()  # EFFECTIVE_SUIT[trump]
         self._led_mask: tuple[int, ...] = ()  # LED_MASK[trump]
         self._follow = 0  # the cards that follow the current trick's lead; 0 before the lead
         self._strength: tuple[tuple[int, ...], ...] = ()  # STRENGTH[trump]
+
+    @property
+    def trick_seats(self) -> list[int]:
+        """The seats that have played to the current trick, in order."""
+        if not self.trick_cards:
+            return []
+        return list(self._order[self.leader][: len(self.trick_cards)])
 
     # ------------------------------------------------------------------ copying
 
@@ -227,7 +248,6 @@ class MatchState:
         other.kitty = self.kitty[:]
         other.bids = self.bids[:]
         other.out = self.out[:]
-        other.trick_seats = self.trick_seats[:]
         other.trick_cards = self.trick_cards[:]
         other.tricks = self.tricks[:]
         other.tricks_won = self.tricks_won[:]
@@ -310,7 +330,6 @@ class MatchState:
             if not cards:
                 self._follow = self._led_mask[card]
             cards.append(card)
-            self.trick_seats.append(seat)
             if len(cards) < self._trick_size:
                 self.turn = self._next[seat]
                 return _NO_OUTCOMES
@@ -401,6 +420,7 @@ class MatchState:
         out = self.out
         out_mask = out[0] | out[1] << 1 | out[2] << 2 | out[3] << 3
         self._next = NEXT_SEAT[out_mask]
+        self._order = TRICK_ORDER[out_mask]
         self._trick_size = 4 - out_mask.bit_count()
         lead_from = self.dealer
         lone_lead = self.options.lone_lead
@@ -415,13 +435,12 @@ class MatchState:
 
     def _trick_done(self) -> tuple:
         cards = self.trick_cards
-        seats = self.trick_seats
+        seats = self._order[self.leader]
         strength = self._strength[self._eff[cards[0]]]
         winner = seats[cards.index(max(cards, key=strength.__getitem__))]
         tricks = self.tricks
-        tricks.append((tuple(seats), tuple(cards), winner))
+        tricks.append((seats, tuple(cards), winner))
         self.tricks_won[winner] += 1
-        self.trick_seats = []
         self.trick_cards = []
         self._follow = 0
         if len(tricks) < 5:

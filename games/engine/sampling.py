@@ -1,0 +1,158 @@
+"""Engine states rebuilt from one seat's view and a guess at the cards it cannot see.
+
+The computer players that search (bots/players/hard.py) deal out the hidden
+cards in many ways that agree with what their seat has seen, and play each deal
+out on a real engine state. This module makes those states.
+
+    state = state_from_view(view, hidden_hands={1: [...], 2: [...], 3: [...]})
+
+`hidden_hands[s]` is every card seat s holds now, for every seat but the
+viewer's (the dealer's includes the upcard it picked up and has not played);
+`kitty` is the cards in the kitty now (if omitted: whatever card is in no hand
+and was not played). The state is built by replaying the hand through the
+engine's own `deal` and `apply_action` from the deck that would have dealt
+those hands, so every internal field (trick order, who sits out, trump tables,
+the legal-actions cache) is what the engine itself would have set. The one
+thing a seat cannot know is which kitty card the dealer discarded; any kitty
+card other than the upcard is used, which changes nothing in the play.
+
+`with_hands(template, hands, kitty)` gives a copy of a rebuilt state with other
+hidden cards, without replaying: for many samples of the same position.
+"""
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from .actions import action_from_dict, discard, play
+from .cards import BIT, DECK, card_str, cards_of, mask_of, parse_card
+from .deal import validate_deck
+from .errors import RuleError
+from .options import Options
+from .state import DEAL, DISCARD, MatchState
+
+_CARD = {card_str(c): c for c in DECK}
+
+
+def _card(text: str) -> int:
+    c = _CARD.get(text)
+    return c if c is not None else parse_card(text)
+
+
+def state_from_view(
+    view: Mapping[str, Any],
+    hidden_hands: Mapping[int, Sequence[int]],
+    kitty: Sequence[int] | None = None,
+) -> MatchState:
+    """A MatchState agreeing with `view` in everything public and in the viewer's
+    cards, with the other seats holding `hidden_hands`. RuleError('inconsistent_sample')
+    if the cards given cannot be the rest of that hand."""
+    seat = view["seat"]
+    hand = view.get("hand")
+    if hand is None or view["phase"] == DEAL:
+        raise RuleError("inconsistent_sample", "There is no hand in play to rebuild.")
+    dealer = view["dealer"]
+    upcard = _card(hand["upcard"])
+    fate = hand["upcard_fate"]
+
+    current = [0, 0, 0, 0]
+    current[seat] = mask_of([_card(c) for c in hand["cards"]])
+    for s, cards in hidden_hands.items():
+        if s == seat:
+            continue
+        current[s] = mask_of(list(cards))
+        if current[s].bit_count() != len(cards):
+            raise RuleError("inconsistent_sample", f"Seat {s} is given a card twice.")
+    for s in range(4):
+        if current[s].bit_count() != hand["hand_sizes"][s]:
+            raise RuleError(
+                "inconsistent_sample",
+                f"Seat {s} holds {hand['hand_sizes'][s]} cards, not {current[s].bit_count()}.",
+            )
+
+    played_by = [0, 0, 0, 0]
+    plays: list[tuple[int, int]] = []
+    for trick in hand["tricks"]:
+        for p in trick["cards"]:
+            plays.append((p["seat"], _card(p["card"])))
+    for p in hand["current_trick"]:
+        plays.append((p["seat"], _card(p["card"])))
+    played = 0
+    for s, c in plays:
+        played_by[s] |= BIT[c]
+        played |= BIT[c]
+
+    held = 0
+    for s in range(4):
+        if held & current[s] or played & current[s]:
+            raise RuleError("inconsistent_sample", "A card is in two places.")
+        held |= current[s]
+    rest = (1 << 24) - 1 & ~held & ~played
+    if kitty is None:
+        kitty_mask = rest
+    else:
+        kitty_mask = mask_of(list(kitty))
+        if kitty_mask != rest:
+            raise RuleError("inconsistent_sample", "The kitty is not the cards left over.")
+    kitty_cards = cards_of(kitty_mask)
+
+    # The hands as dealt: what each seat holds now plus what it has played.
+    dealt = [current[s] | played_by[s] for s in range(4)]
+    discarded: int | None = None
+    if fate == "picked_up":
+        if hand["discarded"]:
+            if seat == dealer and "my_discard" in hand:
+                discarded = _card(hand["my_discard"])
+            elif not dealt[dealer] & BIT[upcard]:
+                discarded = upcard  # the dealer threw the upcard away
+            else:
+                discarded = next(c for c in kitty_cards if c != upcard)
+            if not kitty_mask & BIT[discarded]:
+                raise RuleError("inconsistent_sample", "The dealer's discard is not in the kitty.")
+            dealt[dealer] |= BIT[discarded]
+        if not (dealt[dealer] & BIT[upcard]):
+            raise RuleError("inconsistent_sample", "The dealer picked up the upcard but lacks it.")
+        dealt[dealer] &= ~BIT[upcard]
+        deal_kitty = [c for c in kitty_cards if c != discarded]
+    else:
+        if not kitty_mask & BIT[upcard]:
+            raise RuleError("inconsistent_sample", "The upcard is not in the kitty.")
+        deal_kitty = [c for c in kitty_cards if c != upcard]
+    deck: list[int] = []
+    for i in range(4):
+        deck.extend(cards_of(dealt[(dealer + 1 + i) % 4]))
+    deck.append(upcard)
+    deck.extend(deal_kitty)
+
+    state = MatchState(Options.from_dict(view["options"]), first_dealer=dealer)
+    state.scores = list(view["scores"])
+    state.hand_number = view["hand_number"] - 1
+    try:
+        state.deal(validate_deck(deck))
+        for bid in hand["bids"]:
+            if state.phase == DISCARD:
+                state.apply_action(dealer, discard(discarded))
+            action = action_from_dict({k: v for k, v in bid.items() if k != "seat"})
+            state.apply_action(bid["seat"], action)
+        if state.phase == DISCARD and discarded is not None:
+            state.apply_action(dealer, discard(discarded))
+        for s, c in plays:
+            state.apply_action(s, play(c))
+    except RuleError as error:
+        raise RuleError(
+            "inconsistent_sample", f"The hand does not replay with these cards: {error.message}"
+        ) from error
+    if state.phase != view["phase"] or state.turn != view["turn"]:
+        raise RuleError("inconsistent_sample", "The replayed hand is not where the view is.")
+    return state
+
+
+def with_hands(template: MatchState, hands: Sequence[int], kitty: Sequence[int]) -> MatchState:
+    """A copy of `template` (a state from state_from_view) whose hands are the card
+    bitmasks `hands` and whose kitty is `kitty`. The caller keeps every card that is
+    public or the viewer's where the template has it; only hidden cards may move.
+    (Its `deck` still records the template's deal: it is for playouts, not replays.)"""
+    state = template.clone()
+    state.hands = list(hands)
+    state.kitty = list(kitty)
+    state._legal = None
+    return state
