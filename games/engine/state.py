@@ -83,8 +83,8 @@ class _ActionsByMask(dict):
         return actions
 
 
+# At most 55,454 sets of one to five cards: a few megabytes once every set has come up.
 _PLAYS = _ActionsByMask(A.PLAY_ACTIONS)
-_DISCARDS = _ActionsByMask(A.DISCARD_ACTIONS)
 
 # LED_MASK[trump][card]: the cards that follow `card` when it is led (its effective suit).
 LED_MASK = tuple(tuple(SUIT_MASK[t][EFFECTIVE_SUIT[t][c]] for c in range(24)) for t in range(4))
@@ -301,7 +301,8 @@ class MatchState:
             stuck = options.stick_the_dealer and self.turn == self.dealer
             legal = _BID2_LEGAL[self.turned_down, options.going_alone, stuck]
         elif phase == DISCARD:
-            legal = _DISCARDS[self.hands[self.dealer]]
+            # six cards, once a hand: built each time rather than cached (134,596 sets)
+            legal = tuple(map(A.DISCARD_ACTIONS.__getitem__, cards_of(self.hands[self.dealer])))
         elif phase == DEFEND:
             legal = _DEFEND_LEGAL
         else:
@@ -334,19 +335,17 @@ class MatchState:
                 self.turn = self._next[seat]
                 return _NO_OUTCOMES
             return self._trick_done()
-        return self._bid(seat, legal[legal.index(action)])  # the shared instance
-
-    def _bid(self, seat: int, action: A.Action) -> tuple:
-        phase = self.phase
-        if phase == DISCARD:
-            self.bids.append((seat, action))
-            self.hands[seat] ^= BIT[action.card]
-            self.discarded = action.card
-            self.kitty.append(action.card)
-            return self._trump_fixed()
+        action = legal[legal.index(action)]  # the shared instance, whatever was passed in
         self.bids.append((seat, action))
+        phase = self.phase
         if phase == BID1:
             return self._bid_round_one(seat, action)
+        if phase == DISCARD:
+            card = action.card
+            self.hands[seat] ^= BIT[card]
+            self.discarded = card
+            self.kitty.append(card)
+            return self._trump_fixed()
         if phase == BID2:
             return self._bid_round_two(seat, action)
         return self._defend(seat, action)
