@@ -1,9 +1,11 @@
 """Decks: a secure shuffle for real play, a seeded one for tests and simulations.
 
-The deal itself is data. From a deck order (24 distinct cards) the hands are:
-deck[0:5] to the dealer's left, deck[5:10] to the next seat, deck[10:15] to the
-dealer's partner, deck[15:20] to the dealer, and deck[20:24] is the kitty with
-deck[20] turned up. A log that records the deck therefore replays exactly.
+The deal itself is data. From a deck order (24 distinct cards) the hands go out
+five at a time to the left from the dealer's left: deck[0:5] to the dealer's
+left, deck[5:10] to the dealer's partner, deck[10:15] to the dealer's right,
+deck[15:20] to the dealer (deck[5*i : 5*i+5] to seat (dealer + 1 + i) % 4), and
+deck[20:24] is the kitty with deck[20] turned up. A log that records the deck
+therefore replays exactly.
 """
 
 import random

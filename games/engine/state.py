@@ -266,13 +266,13 @@ class MatchState:
         self._clear_hand()
         self.hand_number += 1
         self.deck = deck
-        # Five cards each from the dealer's left, the next four in the kitty, upcard first.
+        # Five cards to each seat from the dealer's left (deal.py), then the kitty, upcard first.
         (a0, a1, a2, a3, a4, b0, b1, b2, b3, b4, c0, c1, c2, c3, c4, d0, d1, d2, d3, d4) = deck[:20]
         bit = BIT
         hands = [
             bit[a0] | bit[a1] | bit[a2] | bit[a3] | bit[a4],  # the dealer's left
-            bit[b0] | bit[b1] | bit[b2] | bit[b3] | bit[b4],
-            bit[c0] | bit[c1] | bit[c2] | bit[c3] | bit[c4],  # the dealer's partner
+            bit[b0] | bit[b1] | bit[b2] | bit[b3] | bit[b4],  # the dealer's partner
+            bit[c0] | bit[c1] | bit[c2] | bit[c3] | bit[c4],  # the dealer's right
             bit[d0] | bit[d1] | bit[d2] | bit[d3] | bit[d4],  # the dealer
         ]
         first = (self.dealer + 1) % 4

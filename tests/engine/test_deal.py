@@ -56,3 +56,14 @@ def test_each_hand_gets_a_new_deck_and_the_deal_moves_left():
         for _ in range(8):
             state.apply_action(state.turn, E.PASS)
     assert state.hand_number == 5
+
+
+def test_east_deals_south_west_north_east_in_packets_of_five():
+    # deck[0:5] the dealer's left, [5:10] the dealer's partner, [10:15] the dealer's right
+    state = E.MatchState(E.Options(), first_dealer=3)
+    state.deal(DECK)
+    south, west, north, east = (sorted(state.hand_of(s)) for s in range(4))
+    assert south == sorted(DECK[0:5])
+    assert west == sorted(DECK[5:10])  # east's partner
+    assert north == sorted(DECK[10:15])
+    assert east == sorted(DECK[15:20])
