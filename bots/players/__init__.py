@@ -1,12 +1,26 @@
 """Computer players: each a function of one seat's view and a random source.
 
 A player gets exactly the view a person at that seat would get (games.engine
-player_view): its own cards and what was played in the open, nothing else.
+player_view): its own cards and what was played in the open, nothing else. It
+returns one of the view's legal actions, as its JSON dict.
+
+Levels:
+    random  any legal action, uniformly (for tests and load)
+    easy    a beginner: bids loosely, throws high cards away, sometimes plays at random
+    medium  sound rule-based play (bots/policy.py)
+    hard    determinized Monte Carlo: deals the hidden cards many ways that agree with
+            what the seat has seen and plays each out (bots/players/hard.py)
+
+See docs/bots.md for how each plays and how strong it is.
 """
 
 import random
 from collections.abc import Callable
 from typing import Any
+
+from .easy import easy_player
+from .hard import hard_player
+from .medium import medium_player
 
 View = dict[str, Any]
 Player = Callable[[View, random.Random], dict[str, Any]]
@@ -17,8 +31,14 @@ def random_player(view: View, rng: random.Random) -> dict[str, Any]:
     return rng.choice(view["legal_actions"])
 
 
-PLAYERS: dict[str, Player] = {"random": random_player}
-DEFAULT_LEVEL = "random"
+# The first level is the service's default for a computer seat when none is named.
+PLAYERS: dict[str, Player] = {
+    "random": random_player,
+    "easy": easy_player,
+    "medium": medium_player,
+    "hard": hard_player,
+}
+DEFAULT_LEVEL = "medium"
 
 
 def choose_action(level: str, view: View, rng: random.Random) -> dict[str, Any]:

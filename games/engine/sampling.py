@@ -141,6 +141,10 @@ def state_from_view(
         raise RuleError(
             "inconsistent_sample", f"The hand does not replay with these cards: {error.message}"
         ) from error
+    last = view.get("last_hand")
+    state.last_hand = (
+        {k: (v[:] if isinstance(v, list) else v) for k, v in last.items()} if last else None
+    )
     if state.phase != view["phase"] or state.turn != view["turn"]:
         raise RuleError("inconsistent_sample", "The replayed hand is not where the view is.")
     return state

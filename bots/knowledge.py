@@ -1,0 +1,218 @@
+"""What one seat knows, read off its view, and deals of the hidden cards that agree with it.
+
+`read_view(view)` turns a player_view dict into a `Seen`: card ints and
+bitmasks, the cards gone, the suits each seat showed void in (it failed to
+follow), where the known cards are (the upcard the dealer took is in the
+dealer's hand until played; a turned-down upcard and the seat's own discard
+are in the kitty), and how many unknown cards each other seat and the kitty
+hold. `sample_hidden(seen, rng)` deals the unknown cards so that every seat
+gets its count and no seat gets a card of a suit it showed void in.
+
+Nothing here sees more than the view.
+"""
+
+import random
+from dataclasses import dataclass, field
+from typing import Any
+
+from games.engine.cards import BIT, DECK, EFFECTIVE_SUIT, card_str, cards_of
+
+ALL = (1 << 24) - 1
+CARD = {card_str(c): c for c in DECK}
+SUIT = {"C": 0, "D": 1, "H": 2, "S": 3}
+
+
+@dataclass(slots=True)
+class Seen:
+    seat: int
+    phase: str
+    dealer: int
+    hand: int  # bitmask of the seat's cards
+    upcard: int
+    upcard_fate: str
+    turned_down: int | None
+    trump: int | None
+    maker: int | None
+    alone: int | None  # the seat playing alone
+    out: tuple[bool, ...]
+    trick_seats: list[int]
+    trick_cards: list[int]
+    tricks: list[tuple[list[int], list[int], int]]
+    tricks_won: list[int]
+    played: int  # every card played this hand, the current trick included
+    played_by: list[int]
+    gone: int  # played, or known to be in the kitty
+    voids: list[int]  # per seat, a bitmask of the effective suits it showed void in
+    sizes: list[int]
+    bids: list[dict[str, Any]]
+    legal: list[dict[str, Any]]
+    scores: list[int]
+    options: dict[str, Any]
+    my_discard: int | None
+    known: list[int]  # per seat, cards known to be in its hand (its own hand for the seat)
+    kitty_known: int
+    unknown: int  # the cards whose place the seat does not know
+    need: list[int]  # per seat, how many unknown cards it holds
+    kitty_need: int
+    view: dict[str, Any] = field(repr=False)
+
+    @property
+    def trick_size(self) -> int:
+        return 4 - sum(self.out)
+
+
+def read_view(view: dict[str, Any]) -> Seen:
+    hand = view["hand"]
+    seat = view["seat"]
+    dealer = view["dealer"]
+    my_cards = [CARD[c] for c in hand["cards"]]
+    my_mask = 0
+    for c in my_cards:
+        my_mask |= BIT[c]
+    trump = SUIT[hand["trump"]] if hand["trump"] else None
+    turned_down = SUIT[hand["turned_down"]] if hand["turned_down"] else None
+    upcard = CARD[hand["upcard"]]
+    fate = hand["upcard_fate"]
+    out = tuple(s in hand["sitting_out"] for s in range(4))
+
+    played = 0
+    played_by = [0, 0, 0, 0]
+    voids = [0, 0, 0, 0]
+    tricks = []
+    eff = EFFECTIVE_SUIT[trump] if trump is not None else None
+
+    def note(seats: list[int], cards: list[int]) -> None:
+        nonlocal played
+        led = eff[cards[0]]
+        for s, c in zip(seats, cards, strict=True):
+            played |= BIT[c]
+            played_by[s] |= BIT[c]
+            if eff[c] != led:
+                voids[s] |= 1 << led
+
+    for trick in hand["tricks"]:
+        seats = [p["seat"] for p in trick["cards"]]
+        cards = [CARD[p["card"]] for p in trick["cards"]]
+        tricks.append((seats, cards, trick["winner"]))
+        note(seats, cards)
+    trick_seats = [p["seat"] for p in hand["current_trick"]]
+    trick_cards = [CARD[p["card"]] for p in hand["current_trick"]]
+    if trick_cards:
+        note(trick_seats, trick_cards)
+
+    known = [0, 0, 0, 0]
+    known[seat] = my_mask
+    kitty_known = 0
+    my_discard = CARD[hand["my_discard"]] if hand.get("my_discard") else None
+    sizes = list(hand["hand_sizes"])
+    if fate == "picked_up":
+        # The dealer keeps the upcard until it plays it. It could have discarded it,
+        # which no one else sees: that is assumed only once the dealer has no cards
+        # left or has shown it holds no trump.
+        if seat != dealer and not played & BIT[upcard]:
+            if sizes[dealer] and not voids[dealer] >> trump & 1:
+                known[dealer] |= BIT[upcard]
+            else:
+                kitty_known |= BIT[upcard]
+        if my_discard is not None:
+            kitty_known |= BIT[my_discard]
+    else:
+        kitty_known |= BIT[upcard]
+    kitty_size = 24 - sum(sizes) - played.bit_count()
+    unknown = ALL & ~played & ~kitty_known
+    for s in range(4):
+        unknown &= ~known[s]
+    need = [0 if s == seat else sizes[s] - known[s].bit_count() for s in range(4)]
+    kitty_need = kitty_size - kitty_known.bit_count()
+    return Seen(
+        seat=seat,
+        phase=view["phase"],
+        dealer=dealer,
+        hand=my_mask,
+        upcard=upcard,
+        upcard_fate=fate,
+        turned_down=turned_down,
+        trump=trump,
+        maker=hand["maker"],
+        alone=hand["alone"],
+        out=out,
+        trick_seats=trick_seats,
+        trick_cards=trick_cards,
+        tricks=tricks,
+        tricks_won=list(hand["tricks_won"]),
+        played=played,
+        played_by=played_by,
+        gone=played | kitty_known | (BIT[upcard] if fate == "turned_down" else 0),
+        voids=voids,
+        sizes=sizes,
+        bids=hand["bids"],
+        legal=view["legal_actions"],
+        scores=list(view["scores"]),
+        options=view["options"],
+        my_discard=my_discard,
+        known=known,
+        kitty_known=kitty_known,
+        unknown=unknown,
+        need=need,
+        kitty_need=kitty_need,
+        view=view,
+    )
+
+
+KITTY = 4  # the kitty's index among the holders in sample_hidden
+
+
+def sample_hidden(seen: Seen, rng: random.Random) -> tuple[list[int], list[int]]:
+    """A deal of the unknown cards: (hands as bitmasks by seat, the kitty's cards).
+
+    Every other seat gets its known cards plus `need[s]` unknown ones, never one of a
+    suit it showed void in; the kitty gets the rest. The cards are placed in a random
+    order, each to a holder chosen with odds by the room it has left (the most
+    constrained cards first); if that runs into a dead end it backtracks, so a deal is
+    found whenever one exists."""
+    trump = seen.trump
+    eff = EFFECTIVE_SUIT[trump] if trump is not None else None
+    pool = cards_of(seen.unknown)
+    rng.shuffle(pool)
+    room = [seen.need[0], seen.need[1], seen.need[2], seen.need[3], seen.kitty_need]
+    room[seen.seat] = 0
+    voids = seen.voids
+    holders_of = []
+    for c in pool:
+        holders = [
+            h
+            for h in range(5)
+            if room[h] and (h == KITTY or eff is None or not voids[h] >> eff[c] & 1)
+        ]
+        holders_of.append((len(holders), c, holders))
+    if any(v for v in voids):
+        holders_of.sort(key=lambda t: t[0])  # stable: random among equals
+    place = [0, 0, 0, 0, 0]
+
+    def fill(i: int) -> bool:
+        if i == len(holders_of):
+            return True
+        _, c, holders = holders_of[i]
+        options = [h for h in holders if room[h]]
+        while options:
+            total = sum(room[h] for h in options)
+            r = rng.random() * total
+            for h in options:
+                r -= room[h]
+                if r < 0:
+                    break
+            room[h] -= 1
+            place[h] |= BIT[c]
+            if fill(i + 1):
+                return True
+            room[h] += 1
+            place[h] &= ~BIT[c]
+            options.remove(h)
+        return False
+
+    if not fill(0):
+        raise ValueError("no deal of the hidden cards agrees with this view")
+    hands = [place[s] | seen.known[s] for s in range(4)]
+    hands[seen.seat] = seen.hand
+    kitty = cards_of(place[KITTY] | seen.kitty_known)
+    return hands, kitty

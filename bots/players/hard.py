@@ -1,0 +1,219 @@
+"""Hard: determinized Monte Carlo (perfect-information Monte Carlo, PIMC).
+
+For a decision with more than one sensible choice, Hard
+1. deals the cards its seat cannot see in many ways that agree with everything
+   the seat has seen (bots/knowledge.py: the other hands' sizes, the upcard in
+   the dealer's hand until played, the suits each seat showed void in, the
+   turned-down card and its own discard in the kitty), preferring deals in which
+   the others' bids make sense: a deal where a seat's bid is not the one the
+   Medium rules would make from that seat's cards is kept only with odds
+   `belief` per such bid;
+2. rebuilds an engine state for each deal (games.engine.sampling), and for each
+   candidate action applies it and plays the hand out with the Medium rules for
+   every seat (bots/rollout.py);
+3. picks the action with the best average score for its team (points the hand
+   scores for it minus points for the opponents), the same deals for every
+   action; ties go to the action the Medium rules would choose.
+
+Bidding is decided the same way: each bid (pass, order up, alone, each suit) is
+played out over the deals, the later bids of the other seats by the Medium
+rules. Cards that are equivalent (touching in rank once the cards between them
+are gone) are searched once.
+
+The budget is counted, not timed: `samples` deals at most and `playouts`
+playouts at most per decision, so a decision takes the same work and gives the
+same action every time for the same view and seed. `seconds` is an optional
+wall-clock cap (off by default, and when it applies determinism is lost).
+"""
+
+import random
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from games.engine import actions as A
+from games.engine.cards import EFFECTIVE_SUIT, cards_of
+from games.engine.sampling import state_from_view, with_hands
+
+from .. import policy as P
+from ..knowledge import CARD, Seen, read_view, sample_hidden
+from ..rollout import play_out
+from .medium import rule_action
+
+
+@dataclass(frozen=True, slots=True)
+class Budget:
+    samples: int = 40  # deals of the hidden cards per decision, at most
+    playouts: int = 200  # playouts per decision over all candidate actions, at most
+    seconds: float | None = None  # optional wall-clock cap (breaks determinism when hit)
+    belief: float = 0.25  # odds of keeping a deal for each bid it does not explain
+    tries: int = 12  # deals drawn per kept deal, at most, when weighing bids
+    margin: float = 1.0  # standard errors by which an action must beat the rule action
+    search_phases: tuple[str, ...] = ("bid1", "bid2", "discard", "defend", "play")
+
+
+DEFAULT_BUDGET = Budget()
+
+
+@dataclass(slots=True)
+class Search:
+    """The outcome of one decision: each candidate with its average score."""
+
+    seen: Seen
+    actions: list[dict[str, Any]]
+    scores: list[float]
+    samples: int
+    playouts: int
+    best: int
+    rule_choice: dict[str, Any]
+
+    @property
+    def action(self) -> dict[str, Any]:
+        return self.actions[self.best]
+
+
+def _dealt_hand(seen: Seen, hands: list[int], s: int) -> int | None:
+    """The five cards seat s was dealt, if they are determined by the deal `hands`."""
+    dealt = hands[s] | seen.played_by[s]
+    if s == seen.dealer and seen.upcard_fate == "picked_up":
+        return None  # depends on its discard, which only the dealer saw
+    return dealt
+
+
+def unexplained_bids(seen: Seen, hands: list[int]) -> int:
+    """How many of the other seats' bids the Medium rules would not have made from
+    the cards this deal gives them."""
+    misses = 0
+    for index, bid in enumerate(seen.bids):
+        s = bid["seat"]
+        kind = bid["type"]
+        if s == seen.seat or kind == "defend_alone" or index >= 8:
+            continue
+        hand = _dealt_hand(seen, hands, s)
+        if hand is None:
+            continue
+        if index < 4 and kind != "call":
+            order, _ = P.bid_round_one(hand, seen.upcard, s, seen.dealer)
+            misses += order != (kind == "order_up")
+        elif kind == "call" and index == 7:
+            continue  # the stuck dealer had to name a suit
+        else:
+            suit, _ = P.bid_round_two(hand, seen.turned_down, s, seen.dealer, False)
+            misses += (suit is None) != (kind == "pass")
+    return misses
+
+
+def candidates(seen: Seen) -> list[dict[str, Any]]:
+    """The legal actions worth searching: equivalent cards once (the lowest)."""
+    legal = seen.legal
+    if seen.phase != "play":
+        return list(legal)
+    trump = seen.trump
+    eff = EFFECTIVE_SUIT[trump]
+    power = P.POWER[trump]
+    cards = sorted((CARD[a["card"]] for a in legal), key=lambda c: (eff[c], power[c]))
+    keep = []
+    known = seen.gone | seen.hand
+    for c in cards:
+        if keep:
+            prev = keep[-1]
+            if eff[prev] == eff[c]:
+                between = P.HIGHER[trump][prev] & ~P.HIGHER[trump][c] & ~(1 << c)
+                if not between & ~known:
+                    continue  # nothing anyone else holds lies between: the same card
+        keep.append(c)
+    return [a for a in legal if CARD[a["card"]] in keep]
+
+
+def _sample(seen: Seen, rng: random.Random, budget: Budget) -> tuple[list[int], list[int]]:
+    best = None
+    best_misses = 99
+    for _ in range(budget.tries):
+        hands, kitty = sample_hidden(seen, rng)
+        if not seen.bids or budget.belief >= 1.0:
+            return hands, kitty
+        misses = unexplained_bids(seen, hands)
+        if misses == 0 or rng.random() < budget.belief**misses:
+            return hands, kitty
+        if misses < best_misses:
+            best, best_misses = (hands, kitty), misses
+    return best
+
+
+def search(view: dict[str, Any], rng: random.Random, budget: Budget = DEFAULT_BUDGET) -> Search:
+    seen = read_view(view)
+    rule = rule_action(view)
+    actions = candidates(seen)
+    if rule not in actions:
+        rule = next((a for a in actions if a.get("card") == rule.get("card")), actions[0])
+    if len(actions) == 1:
+        return Search(seen, actions, [0.0], 0, 0, 0, rule)
+    engine_actions = [A.action_from_dict(a) for a in actions]
+    seat = seen.seat
+    team = seat & 1
+    totals = [0.0] * len(actions)
+    rule_i = actions.index(rule)
+    diff_sq = [0.0] * len(actions)  # sums of squared differences from the rule action
+    deadline = time.perf_counter() + budget.seconds if budget.seconds else None
+    template = None
+    samples = playouts = 0
+    voids = seen.voids
+    gone = seen.played | (seen.kitty_known if seen.upcard_fate != "picked_up" else 0)
+    most = max(budget.playouts, len(actions))
+    while samples < budget.samples and playouts + len(actions) <= most:
+        hands, kitty = _sample(seen, rng, budget)
+        if template is None:
+            template = state_from_view(
+                view, {s: cards_of(hands[s]) for s in range(4) if s != seat}, kitty
+            )
+            base = template
+        else:
+            base = with_hands(template, hands, kitty)
+        before = base.scores
+        values = []
+        for action in engine_actions:
+            state = base.clone()
+            state.apply_action(seat, action)
+            play_out(state, gone, voids)
+            after = state.scores
+            values.append((after[team] - before[team]) - (after[1 - team] - before[1 - team]))
+        for i, v in enumerate(values):
+            totals[i] += v
+            diff_sq[i] += (v - values[rule_i]) ** 2
+        samples += 1
+        playouts += len(actions)
+        if deadline is not None and time.perf_counter() > deadline:
+            break
+    scores = [t / samples for t in totals]
+    # Leave the rule action only for one that beats it by more than `margin` standard
+    # errors of the paired difference: sampling noise alone should not move the choice.
+    best, best_edge = rule_i, 0.0
+    for i in range(len(actions)):
+        if i == rule_i:
+            continue
+        mean = scores[i] - scores[rule_i]
+        var = max(0.0, diff_sq[i] / samples - mean * mean)
+        se = (var / max(1, samples - 1)) ** 0.5
+        if mean > budget.margin * se + 1e-9 and mean > best_edge:
+            best, best_edge = i, mean
+    return Search(seen, actions, scores, samples, playouts, best, rule)
+
+
+def hard_player(
+    view: dict[str, Any], rng: random.Random, budget: Budget = DEFAULT_BUDGET
+) -> dict[str, Any]:
+    legal = view["legal_actions"]
+    if len(legal) == 1:
+        return legal[0]
+    if view["phase"] not in budget.search_phases:
+        return rule_action(view)
+    return search(view, rng, budget).action
+
+
+def make_hard(budget: Budget):
+    """A Hard player with another budget (simulations use a smaller one)."""
+
+    def player(view: dict[str, Any], rng: random.Random) -> dict[str, Any]:
+        return hard_player(view, rng, budget)
+
+    return player

@@ -1,0 +1,75 @@
+"""Medium: sound rule-based play (the rules are in bots/policy.py)."""
+
+import random
+from typing import Any
+
+from games.engine.cards import card_str, suit_str
+
+from .. import policy as P
+from ..knowledge import CARD, Seen, read_view
+
+
+def find(legal: list[dict[str, Any]], **wanted: Any) -> dict[str, Any] | None:
+    """The legal action with these fields, or None."""
+    for action in legal:
+        if all(action.get(k) == v for k, v in wanted.items()):
+            return action
+    return None
+
+
+def bid_action(seen: Seen, style: P.Style) -> dict[str, Any]:
+    """Round one, round two and defending-alone decisions by the rules."""
+    legal = seen.legal
+    if seen.phase == "bid1":
+        order, alone = P.bid_round_one(seen.hand, seen.upcard, seen.seat, seen.dealer, style)
+        if order:
+            return find(legal, type="order_up", alone=alone) or find(legal, type="order_up")
+        return find(legal, type="pass")
+    if seen.phase == "bid2":
+        stuck = find(legal, type="pass") is None
+        suit, alone = P.bid_round_two(
+            seen.hand, seen.turned_down, seen.seat, seen.dealer, stuck, style
+        )
+        if suit is None:
+            return find(legal, type="pass")
+        return find(legal, type="call", suit=suit_str(suit), alone=alone) or find(
+            legal, type="call", suit=suit_str(suit)
+        )
+    return find(legal, type="pass") or legal[0]  # defending alone: Medium never does
+
+
+def play_card(seen: Seen, style: P.Style, gone: int | None = None) -> int:
+    legal = [CARD[a["card"]] for a in seen.legal]
+    return P.choose_card(
+        seen.seat,
+        seen.hand,
+        legal,
+        seen.trump,
+        seen.maker,
+        seen.trick_seats,
+        seen.trick_cards,
+        seen.trick_size,
+        seen.gone if gone is None else gone,
+        seen.voids,
+        seen.alone,
+        style,
+    )
+
+
+def rule_action(view: dict[str, Any], style: P.Style = P.MEDIUM) -> dict[str, Any]:
+    """The rule-based action for a view (deterministic)."""
+    legal = view["legal_actions"]
+    if len(legal) == 1:
+        return legal[0]
+    seen = read_view(view)
+    if seen.phase == "discard":
+        card = P.best_discard(seen.hand, seen.trump)
+        return {"type": "discard", "card": card_str(card)}
+    if seen.phase == "play":
+        return {"type": "play", "card": card_str(play_card(seen, style))}
+    return bid_action(seen, style)
+
+
+def medium_player(view: dict[str, Any], rng: random.Random) -> dict[str, Any]:
+    """Medium: the rules in bots/policy.py, the same every time for the same view."""
+    return rule_action(view)

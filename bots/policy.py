@@ -1,0 +1,392 @@
+"""Rule-based Euchre play on plain numbers: the Medium player's judgement.
+
+Everything here works on card ints and card bitmasks (games.engine.cards), not
+on views or engine states, so the same rules serve the Medium player (which
+reads them off its seat's view, bots/knowledge.py), the Easy player (which
+bends them) and the Hard player's playouts (which read them off engine states
+thousands of times a decision, bots/rollout.py).
+
+Bidding counts a hand in points per suit (`hand_value`): trumps by rank (the
+bowers most), side aces, a king beside its ace, and voids when there are
+trumps to ruff with. Each seat has its own bar in round one, because ordering
+up sends the upcard to the dealer: the dealer counts the hand it would have
+after picking up and discarding; the dealer's partner adds what the upcard is
+worth to its own team; the two players beside the dealer take it off. Round
+two names the best suit if it clears a bar, with a bonus for "next" (the other
+suit of the turned-down card's colour) for the seats beside the dealer; a stuck
+dealer names its best suit. A hand goes alone when it can take all five
+tricks (`can_take_all`).
+
+Play remembers the cards gone (played, or known to be in the kitty) so it knows
+which cards are the highest left in their suit ("boss" cards), and which seats
+showed void in a suit.
+"""
+
+from dataclasses import dataclass
+
+from games.engine.cards import (
+    BIT,
+    EFFECTIVE_SUIT,
+    JACK,
+    STRENGTH,
+    SUIT_MASK,
+    cards_of,
+    same_color,
+)
+from games.engine.cards import card as make_card
+
+ALL = (1 << 24) - 1
+
+# POWER[trump][card]: the card's rank inside its effective suit (trumps 101..107, others 1..6).
+POWER = tuple(tuple(STRENGTH[t][EFFECTIVE_SUIT[t][c]][c] for c in range(24)) for t in range(4))
+TRUMPS = tuple(SUIT_MASK[t][t] for t in range(4))
+# HIGHER[trump][card]: the cards of the same effective suit that beat it.
+HIGHER = tuple(
+    tuple(
+        sum(
+            BIT[d]
+            for d in range(24)
+            if EFFECTIVE_SUIT[t][d] == EFFECTIVE_SUIT[t][c] and POWER[t][d] > POWER[t][c]
+        )
+        for c in range(24)
+    )
+    for t in range(4)
+)
+RIGHT = tuple(make_card(JACK, t) for t in range(4))
+LEFT = tuple(make_card(JACK, same_color(t)) for t in range(4))
+
+
+@dataclass(frozen=True, slots=True)
+class Style:
+    """The knobs of the rule-based player (Medium's values are the defaults)."""
+
+    # hand_value: trumps by POWER - 101 (9, 10, Q, K, A, left, right), side cards.
+    trump_values: tuple[float, ...] = (1.1, 1.2, 1.4, 1.6, 2.0, 2.8, 3.3)
+    side_ace: float = 1.0
+    side_king_with_ace: float = 0.5
+    side_king: float = 0.2
+    void_bonus: float = 0.4  # each void side suit, with two or more trumps
+    # Round one bars by seat from the dealer: 0 dealer, 1 left, 2 partner, 3 right.
+    bid1_bar: tuple[float, ...] = (5.0, 6.3, 5.6, 6.4)
+    upcard_share: float = 0.6  # how much of the upcard's value goes to the dealer's team
+    bid2_bar: tuple[float, ...] = (4.4, 4.4, 4.6, 4.5)
+    next_bonus: float = 0.5  # naming "next" from beside the dealer
+    go_alone: bool = True
+    # Play: None for Medium; Easy sets these.
+    throw_high: float = 0.0  # chance of throwing away the highest card instead of the lowest
+    random_play: float = 0.0  # chance of a random legal card
+
+
+MEDIUM = Style()
+
+
+# ---------------------------------------------------------------------- bidding
+
+
+def hand_value(hand: int, trump: int, style: Style = MEDIUM) -> float:
+    """Points for `hand` (a bitmask) with `trump` as trump."""
+    eff = EFFECTIVE_SUIT[trump]
+    power = POWER[trump]
+    tv = style.trump_values
+    value = 0.0
+    trumps = 0
+    suits = [0, 0, 0, 0]
+    aces = 0
+    for c in cards_of(hand):
+        s = eff[c]
+        if s == trump:
+            value += tv[power[c] - 101]
+            trumps += 1
+        else:
+            suits[s] += 1
+            if power[c] == 6:
+                value += style.side_ace
+                aces |= 1 << s
+            elif power[c] == 5:
+                value += style.side_king_with_ace if hand & BIT[c + 1] else style.side_king
+    if trumps >= 2:
+        voids = sum(1 for s in range(4) if s != trump and not suits[s])
+        value += style.void_bonus * voids
+    return value
+
+
+def upcard_worth(upcard: int, style: Style = MEDIUM) -> float:
+    """What the upcard adds to the dealer's team if its suit becomes trump."""
+    t = upcard // 6
+    return style.upcard_share * style.trump_values[POWER[t][upcard] - 101]
+
+
+def best_discard(hand: int, trump: int) -> int:
+    """The dealer's discard from six cards: keep trumps and aces, void a side suit if
+    it can, otherwise throw the lowest side card."""
+    eff = EFFECTIVE_SUIT[trump]
+    power = POWER[trump]
+    side = [c for c in cards_of(hand) if eff[c] != trump]
+    if not side:
+        return min(cards_of(hand), key=power.__getitem__)
+    counts = [0, 0, 0, 0]
+    for c in side:
+        counts[eff[c]] += 1
+    plain = [c for c in side if power[c] != 6]
+    if not plain:  # only aces beside trump: keep the aces if trumps are long
+        trumps = [c for c in cards_of(hand) if eff[c] == trump]
+        if len(trumps) >= 4:
+            return min(trumps, key=power.__getitem__)
+        plain = side
+
+    def key(c: int) -> tuple:
+        # A singleton goes first (a void to ruff with), unless it is a king guarding nothing
+        # better; then the lowest card.
+        return (counts[eff[c]] != 1, power[c])
+
+    return min(plain, key=key)
+
+
+def after_pickup(hand: int, upcard: int) -> int:
+    """The dealer's five cards after picking up `upcard` and discarding."""
+    six = hand | BIT[upcard]
+    return six & ~BIT[best_discard(six, upcard // 6)]
+
+
+def can_take_all(hand: int, trump: int, gone: int = 0) -> bool:
+    """Whether a five-card hand should go alone: trumps from the top to draw the
+    others' trumps, and side cards that win (aces, a king under its ace), allowing
+    one side loser to a hand with three trumps led by both top ones. `gone`: cards
+    known to be out of play (the upcard left in the kitty)."""
+    eff = EFFECTIVE_SUIT[trump]
+    power = POWER[trump]
+    trumps = 0
+    losers = 0
+    for c in cards_of(hand):
+        if eff[c] == trump:
+            trumps += 1
+        elif power[c] < 5 or (power[c] == 5 and not hand & BIT[c + 1]):
+            losers += 1  # a side card below the ace (or a king without it) can be beaten
+    if trumps == 5:
+        return True
+    if trumps < 3 or losers > 1:
+        return False
+    masters = 0
+    higher = HIGHER[trump]
+    for c in sorted(cards_of(hand & TRUMPS[trump]), key=power.__getitem__, reverse=True):
+        if higher[c] & ~hand & ~gone:
+            break
+        masters += 1
+    if losers == 0:
+        return masters >= 1
+    return masters >= 2
+
+
+def bid_round_one(
+    hand: int, upcard: int, seat: int, dealer: int, style: Style = MEDIUM
+) -> tuple[bool, bool]:
+    """(order it up?, alone?) in round one."""
+    trump = upcard // 6
+    pos = (seat - dealer) % 4
+    if pos == 0:
+        mine = after_pickup(hand, upcard)
+        value = hand_value(mine, trump, style)
+        alone_hand = mine
+    else:
+        value = hand_value(hand, trump, style)
+        worth = upcard_worth(upcard, style)
+        value += worth if pos == 2 else -worth
+        alone_hand = hand
+    if value < style.bid1_bar[pos]:
+        return False, False
+    # The dealer's partner alone: the dealer sits out and the upcard stays in the kitty.
+    # Beside the dealer, the upcard goes to an opponent and counts against the hand.
+    gone = BIT[upcard] if pos == 2 else 0
+    return True, style.go_alone and can_take_all(alone_hand, trump, gone)
+
+
+def bid_round_two(
+    hand: int, turned_down: int, seat: int, dealer: int, stuck: bool, style: Style = MEDIUM
+) -> tuple[int | None, bool]:
+    """(suit to name or None to pass, alone?) in round two."""
+    pos = (seat - dealer) % 4
+    nxt = same_color(turned_down)
+    best, best_value = None, -1.0
+    for s in range(4):
+        if s == turned_down:
+            continue
+        value = hand_value(hand, s, style)
+        if s == nxt and pos in (1, 3):
+            value += style.next_bonus
+        if value > best_value:
+            best, best_value = s, value
+    if best_value < style.bid2_bar[pos] and not stuck:
+        return None, False
+    alone = style.go_alone and can_take_all(hand, best, 0)
+    return best, alone
+
+
+# ---------------------------------------------------------------------- play
+
+
+def _lowest(cards: list[int], power: tuple[int, ...]) -> int:
+    return min(cards, key=power.__getitem__)
+
+
+def throw_off(legal: list[int], hand: int, trump: int, live: int, high: bool = False) -> int:
+    """The card to throw on a trick we cannot or need not win: a side card rather than a
+    trump, not a boss card if avoidable, the lowest, preferably from a short suit
+    (a void to ruff with later). `high`: a beginner's mistake, the highest instead."""
+    eff = EFFECTIVE_SUIT[trump]
+    power = POWER[trump]
+    higher = HIGHER[trump]
+    if high:
+        return max(legal, key=power.__getitem__)
+    side = [c for c in legal if eff[c] != trump] or legal
+    if len(side) == 1:
+        return side[0]
+    counts = [0, 0, 0, 0]
+    for c in cards_of(hand):
+        counts[eff[c]] += 1
+
+    def key(c: int) -> tuple:
+        return (not higher[c] & live, power[c], counts[eff[c]])
+
+    return min(side, key=key)
+
+
+def choose_lead(
+    seat: int,
+    hand: int,
+    trump: int,
+    maker: int,
+    gone: int,
+    voids: list[int] | tuple[int, ...] | None,
+    alone_seat: int | None,
+) -> int:
+    """The card to lead. `gone`: the cards played or known out of play."""
+    eff = EFFECTIVE_SUIT[trump]
+    power = POWER[trump]
+    higher = HIGHER[trump]
+    live = ALL & ~gone & ~hand  # cards someone else may hold
+    tmask = TRUMPS[trump]
+    my_trumps = hand & tmask
+    cards = cards_of(hand)
+    makers = (maker & 1) == (seat & 1)
+    if my_trumps and makers and tmask & live:
+        trumps = sorted(cards_of(my_trumps), key=power.__getitem__, reverse=True)
+        top = trumps[0]
+        if not higher[top] & live:
+            if seat == maker or len(trumps) >= 2 or alone_seat == seat:
+                return top  # draw their trumps with the highest one left
+            if seat != maker and len(trumps) == 1:
+                return top  # lead the boss trump back to the maker
+        elif seat == maker and len(trumps) >= 3:
+            return trumps[-1]
+    # A side card that is the highest left in its suit, in a suit the opponents still follow.
+    opp_void = 0
+    if voids is not None:
+        opp_void = voids[(seat + 1) % 4] | voids[(seat + 3) % 4]
+    bosses = [c for c in cards if eff[c] != trump and not higher[c] & live]
+    if bosses:
+
+        def boss_key(c: int) -> tuple:
+            s = eff[c]
+            return (opp_void >> s & 1, (SUIT_MASK[trump][s] & gone).bit_count())
+
+        return min(bosses, key=boss_key)
+    if my_trumps and not tmask & live:
+        return max(cards_of(my_trumps), key=power.__getitem__)
+    side = [c for c in cards if eff[c] != trump]
+    if not side:
+        # Only trumps: lead the highest if it is boss, else the lowest.
+        top = max(cards, key=power.__getitem__)
+        return top if not higher[top] & live else min(cards, key=power.__getitem__)
+    if makers and my_trumps and seat == maker and len(cards_of(my_trumps)) >= 2:
+        return min(cards_of(my_trumps), key=power.__getitem__)
+    counts = [0, 0, 0, 0]
+    for c in cards:
+        counts[eff[c]] += 1
+
+    def low_key(c: int) -> tuple:
+        # A low card from a short suit, one the opponents are not known to be out of.
+        return (opp_void >> eff[c] & 1, counts[eff[c]], power[c])
+
+    return min(side, key=low_key)
+
+
+def choose_follow(
+    seat: int,
+    hand: int,
+    legal: list[int],
+    trump: int,
+    trick_seats: list[int] | tuple[int, ...],
+    trick_cards: list[int] | tuple[int, ...],
+    trick_size: int,
+    gone: int,
+    voids: list[int] | tuple[int, ...] | None,
+    style: Style = MEDIUM,
+) -> int:
+    """The card to play on a trick already led."""
+    eff = EFFECTIVE_SUIT[trump]
+    led = eff[trick_cards[0]]
+    st = STRENGTH[trump][led]
+    best_i = 0
+    best = st[trick_cards[0]]
+    for i in range(1, len(trick_cards)):
+        if st[trick_cards[i]] > best:
+            best, best_i = st[trick_cards[i]], i
+    winner = trick_seats[best_i]
+    after = trick_size - len(trick_cards) - 1  # players still to play after this seat
+    live = ALL & ~gone & ~hand
+    higher = HIGHER[trump]
+    power = POWER[trump]
+    if len(legal) == 1:
+        return legal[0]
+    if (winner - seat) % 4 == 2:  # partner is winning
+        wcard = trick_cards[best_i]
+        safe = after == 0
+        if not safe:
+            # Beaten only by a higher card of its suit, or a trump from a void seat.
+            last = (seat + 1) % 4
+            beats = higher[wcard] & live
+            if eff[wcard] != trump:
+                last_void = voids is not None and voids[last] >> led & 1
+                if last_void or (SUIT_MASK[trump][led] & live).bit_count() <= 1:
+                    beats |= TRUMPS[trump] & live
+            safe = not beats
+        if not safe:
+            following = [c for c in legal if eff[c] == led and st[c] > best]
+            bosses = [c for c in following if not higher[c] & live]
+            if bosses and eff[wcard] == led:
+                return _lowest(bosses, power)
+        return throw_off(legal, hand, trump, live, style.throw_high > 0)
+    winners = [c for c in legal if st[c] > best]
+    if not winners:
+        return throw_off(legal, hand, trump, live, style.throw_high > 0)
+    if after == 0:
+        return _lowest(winners, power)
+    safe = [c for c in winners if not higher[c] & live]
+    if safe and eff[safe[0]] == led:
+        return _lowest(safe, power)
+    if eff[winners[0]] != led:  # ruffing: the lowest trump that wins
+        return _lowest(winners, power)
+    return _lowest(winners, power)
+
+
+def choose_card(
+    seat: int,
+    hand: int,
+    legal: list[int],
+    trump: int,
+    maker: int,
+    trick_seats: list[int] | tuple[int, ...],
+    trick_cards: list[int] | tuple[int, ...],
+    trick_size: int,
+    gone: int,
+    voids: list[int] | tuple[int, ...] | None,
+    alone_seat: int | None,
+    style: Style = MEDIUM,
+) -> int:
+    if len(legal) == 1:
+        return legal[0]
+    if not trick_cards:
+        return choose_lead(seat, hand, trump, maker, gone, voids, alone_seat)
+    return choose_follow(
+        seat, hand, legal, trump, trick_seats, trick_cards, trick_size, gone, voids, style
+    )

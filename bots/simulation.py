@@ -1,0 +1,253 @@
+"""Matches between computer players on the engine alone (no database), and their figures.
+
+    results = simulate(games=1000, level_a="medium", level_b="easy", seed=1)
+    print(results.report())
+
+Team A plays seats 0 and 2 in even-numbered matches and seats 1 and 3 in odd
+ones; matches 2k and 2k+1 are dealt the same decks in the same order (the same
+first dealer), so each deal is played once from each side and luck cancels out
+of the comparison. Every match has its own seeds, so the figures do not depend
+on how many worker processes share the work. Each player sees only
+`player_view(state, seat)`, as in the service.
+
+The table follows 000_3e53ff5bc5c6d1dc.txt: how often the turned card became
+trump (picked up by the dealer, ordered by the dealer's partner, by the players
+beside the dealer), trump named in round two, the dealer stuck (naming trump in
+round two, after the other three passed twice); how hands scored; hands per
+match.
+"""
+
+import json
+import math
+import multiprocessing
+import random
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from games import engine as E
+
+from .players import PLAYERS
+from .players.hard import Budget, make_hard
+
+Player = Callable[[dict[str, Any], random.Random], dict[str, Any]]
+
+
+def resolve(level: str, hard_budget: Budget | None = None) -> Player:
+    """The player for a level name; 'hard' with `hard_budget` if one is given."""
+    if level not in PLAYERS:
+        raise ValueError(f"unknown level {level!r}: use one of {', '.join(PLAYERS)}")
+    if level == "hard" and hard_budget is not None:
+        return make_hard(hard_budget)
+    return PLAYERS[level]
+
+
+def wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """The Wilson score interval for a proportion (95 % by default)."""
+    if n == 0:
+        return 0.0, 1.0
+    p = wins / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+@dataclass
+class Results:
+    level_a: str
+    level_b: str
+    matches: int = 0
+    wins_a: int = 0
+    hands: int = 0
+    points_a: int = 0
+    points_b: int = 0
+    counts: Counter = field(default_factory=Counter)
+
+    def add(self, other: "Results") -> None:
+        self.matches += other.matches
+        self.wins_a += other.wins_a
+        self.hands += other.hands
+        self.points_a += other.points_a
+        self.points_b += other.points_b
+        self.counts.update(other.counts)
+
+    @property
+    def win_rate(self) -> float:
+        return self.wins_a / self.matches if self.matches else 0.0
+
+    def share(self, key: str) -> float:
+        return self.counts[key] / self.hands if self.hands else 0.0
+
+    def as_dict(self) -> dict[str, Any]:
+        low, high = wilson(self.wins_a, self.matches)
+        played = max(1, self.hands - self.counts["thrown_in"])
+        return {
+            "level_a": self.level_a,
+            "level_b": self.level_b,
+            "matches": self.matches,
+            "wins_a": self.wins_a,
+            "win_rate_a": self.win_rate,
+            "win_rate_a_ci95": [low, high],
+            "hands": self.hands,
+            "points_per_hand_a": self.points_a / max(1, self.hands),
+            "points_per_hand_b": self.points_b / max(1, self.hands),
+            "hands_per_match": self.hands / max(1, self.matches),
+            "trump": {
+                k: self.share(k)
+                for k in (
+                    "turned_card",
+                    "dealer_picked_up",
+                    "partner_ordered",
+                    "beside_ordered",
+                    "round_two",
+                    "dealer_stuck",
+                    "thrown_in",
+                )
+            },
+            "scoring": {
+                k: self.counts[k] / played
+                for k in ("made", "march", "lone_march", "euchred", "euchred_by_lone_defender")
+            },
+            "alone": self.counts["alone"] / played,
+        }
+
+    def report(self) -> str:
+        d = self.as_dict()
+        low, high = d["win_rate_a_ci95"]
+        t, s = d["trump"], d["scoring"]
+        pct = "{:6.1%}".format
+        lines = [
+            f"{self.matches} matches, {self.hands} hands: team A ({self.level_a}) against "
+            f"team B ({self.level_b})",
+            f"match win rate of A: {pct(d['win_rate_a'])}  (95% CI {pct(low)} to {pct(high)}, "
+            f"{self.wins_a} of {self.matches})",
+            f"points per hand: A {d['points_per_hand_a']:.3f}, B {d['points_per_hand_b']:.3f}",
+            "",
+            "How trump was made                       share of hands",
+            f"  turned card became trump               {pct(t['turned_card'])}",
+            f"    the dealer picked it up              {pct(t['dealer_picked_up'])}",
+            f"    the dealer's partner ordered it      {pct(t['partner_ordered'])}",
+            f"    a player beside the dealer ordered   {pct(t['beside_ordered'])}",
+            f"  trump named in round two               {pct(t['round_two'])}",
+            f"    the dealer stuck                     {pct(t['dealer_stuck'])}",
+        ]
+        if self.counts["thrown_in"]:
+            lines.append(f"  thrown in (all passed twice)           {pct(t['thrown_in'])}")
+        lines += [
+            "",
+            "How hands scored                         share of hands played",
+            f"  makers 3 or 4 tricks (1 point)         {pct(s['made'])}",
+            f"  march with a partner (2 points)        {pct(s['march'])}",
+            f"  lone march (4 points)                  {pct(s['lone_march'])}",
+            f"  euchred (2 to the defenders)           {pct(s['euchred'])}",
+        ]
+        if self.counts["euchred_by_lone_defender"]:
+            lines.append(
+                f"  euchred by a lone defender (4)         {pct(s['euchred_by_lone_defender'])}"
+            )
+        lines += [
+            f"  (maker went alone                      {pct(d['alone'])})",
+            "",
+            f"hands per match: {d['hands_per_match']:.2f}",
+        ]
+        return "\n".join(lines)
+
+
+def play_match(
+    players: list[Player], index: int, seed: int, options: E.Options, a_seats: tuple[int, ...]
+) -> Results:
+    """One match; `players[s]` plays seat s. Counts are from team A's side."""
+    deal_rng = random.Random(f"{seed}:deal:{index // 2}")
+    rng = random.Random(f"{seed}:play:{index}")
+    state = E.MatchState(options, first_dealer=deal_rng.randrange(4))
+    team_a = a_seats[0] % 2
+    out = Results("", "", matches=1)
+    while state.phase != E.FINISHED:
+        state.deal(E.seeded_deck(deal_rng))
+        out.hands += 1
+        dealer = state.dealer
+        while state.turn is not None:
+            seat = state.turn
+            action = players[seat](E.player_view(state, seat), rng)
+            for outcome in state.apply_action(seat, E.action_from_dict(action)):
+                kind = outcome["type"]
+                if kind == "hand_scored":
+                    out.counts[outcome["result"]] += 1
+                    if outcome["team"] == team_a:
+                        out.points_a += outcome["points"]
+                    else:
+                        out.points_b += outcome["points"]
+                    _count_bidding(out.counts, state, dealer)
+                elif kind == "hand_thrown_in":
+                    out.counts["thrown_in"] += 1
+    out.wins_a = int(state.winner == team_a)
+    return out
+
+
+def _count_bidding(counts: Counter, state: E.MatchState, dealer: int) -> None:
+    maker = state.maker
+    pos = (maker - dealer) % 4
+    if state.alone:
+        counts["alone"] += 1
+    if state.maker_round == 1:
+        counts["turned_card"] += 1
+        counts[
+            ("dealer_picked_up", "beside_ordered", "partner_ordered", "beside_ordered")[pos]
+        ] += 1
+    else:
+        counts["round_two"] += 1
+        if pos == 0:
+            counts["dealer_stuck"] += 1
+
+
+def _run_chunk(args: tuple) -> Results:
+    indices, level_a, level_b, seed, options_dict, budget = args
+    options = E.Options.from_dict(options_dict)
+    a = resolve(level_a, budget)
+    b = resolve(level_b, budget)
+    total = Results(level_a, level_b)
+    for i in indices:
+        a_seats = (0, 2) if i % 2 == 0 else (1, 3)
+        players = [a if s in a_seats else b for s in range(4)]
+        total.add(play_match(players, i, seed, options, a_seats))
+    return total
+
+
+def simulate(
+    games: int,
+    level_a: str,
+    level_b: str,
+    seed: int = 0,
+    options: dict[str, Any] | None = None,
+    workers: int = 1,
+    hard_budget: Budget | None = None,
+    progress: Callable[[Results], None] | None = None,
+) -> Results:
+    """Play `games` matches of level_a against level_b and total the figures."""
+    resolve(level_a)
+    resolve(level_b)
+    options_dict = E.Options.from_dict(options or {}).to_dict()
+    chunk = 2 if games <= 200 else 20
+    jobs = [
+        (range(start, min(games, start + chunk)), level_a, level_b, seed, options_dict, hard_budget)
+        for start in range(0, games, chunk)
+    ]
+    total = Results(level_a, level_b)
+    if workers <= 1:
+        for job in jobs:
+            total.add(_run_chunk(job))
+            if progress:
+                progress(total)
+        return total
+    with multiprocessing.get_context("fork").Pool(workers) as pool:
+        for part in pool.imap_unordered(_run_chunk, jobs):
+            total.add(part)
+            if progress:
+                progress(total)
+    return total
+
+
+def dumps(results: Results) -> str:
+    return json.dumps(results.as_dict(), indent=2)

@@ -1,0 +1,90 @@
+"""manage.py simulate --games N --levels A,B: computer players against each other, engine only."""
+
+import json
+import sys
+import time
+
+from django.core.management.base import BaseCommand, CommandError
+
+from bots.players.hard import DEFAULT_BUDGET, Budget
+from bots.simulation import dumps, simulate
+from games.engine import RuleError
+
+
+class Command(BaseCommand):
+    help = (
+        "Play N matches between two teams of computer players on the rules engine alone (no "
+        "database): level A at seats 0 and 2 against level B, the seats swapped in every other "
+        "match (the same decks both ways). Prints A's match win rate with a 95% confidence "
+        "interval (Wilson), points per hand, how trump was made, how hands scored and hands per "
+        "match, as in 000_3e53ff5bc5c6d1dc.txt."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("--games", type=int, required=True, help="how many matches")
+        parser.add_argument(
+            "--levels", required=True, help="two levels, A,B (random, easy, medium, hard)"
+        )
+        parser.add_argument("--seed", type=int, default=0, help="seed for the decks and players")
+        parser.add_argument(
+            "--options", default="{}", help='match options as JSON, e.g. {"target_score": 5}'
+        )
+        parser.add_argument("--workers", type=int, default=1, help="processes (default 1)")
+        parser.add_argument(
+            "--hard-samples",
+            type=int,
+            default=DEFAULT_BUDGET.samples,
+            help=f"Hard: deals per decision, at most (default {DEFAULT_BUDGET.samples})",
+        )
+        parser.add_argument(
+            "--hard-playouts",
+            type=int,
+            default=DEFAULT_BUDGET.playouts,
+            help=f"Hard: playouts per decision, at most (default {DEFAULT_BUDGET.playouts})",
+        )
+        parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+
+    def handle(self, *args, **options):
+        levels = options["levels"].split(",")
+        if len(levels) != 2:
+            raise CommandError("--levels takes two levels separated by a comma, e.g. medium,easy.")
+        if options["games"] < 1:
+            raise CommandError("--games must be at least 1.")
+        try:
+            match_options = json.loads(options["options"])
+        except json.JSONDecodeError as exc:
+            raise CommandError(f"--options is not JSON: {exc}.") from exc
+        budget = Budget(samples=options["hard_samples"], playouts=options["hard_playouts"])
+        start = time.perf_counter()
+        last = [start]
+
+        def progress(results):
+            now = time.perf_counter()
+            if now - last[0] > 30:
+                last[0] = now
+                sys.stderr.write(f"  {results.matches} of {options['games']} matches\n")
+
+        try:
+            results = simulate(
+                options["games"],
+                levels[0],
+                levels[1],
+                seed=options["seed"],
+                options=match_options,
+                workers=options["workers"],
+                hard_budget=budget,
+                progress=progress,
+            )
+        except ValueError as exc:
+            raise CommandError(str(exc)) from exc
+        except RuleError as exc:
+            raise CommandError(exc.message) from exc
+        if options["json"]:
+            self.stdout.write(dumps(results))
+            return
+        self.stdout.write(results.report())
+        if "hard" in levels:
+            self.stdout.write(
+                f"\nHard budget: {budget.samples} deals, {budget.playouts} playouts a decision"
+            )
+        self.stdout.write(f"({time.perf_counter() - start:.1f} s)")

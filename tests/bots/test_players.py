@@ -1,0 +1,172 @@
+"""The computer players: legal, deterministic for a seed, blind to what their seat cannot see,
+and Medium's rules in clear positions."""
+
+import random
+
+import pytest
+
+from bots.knowledge import read_view, sample_hidden
+from bots.players import DEFAULT_LEVEL, PLAYERS, choose_action
+from bots.players.hard import Budget, make_hard
+from games import engine as E
+from games.engine.cards import cards_of
+from games.engine.sampling import state_from_view
+
+from .positions import new_hand, play, states_met
+
+LEVELS = ["random", "easy", "medium", "hard"]
+SMALL_HARD = make_hard(Budget(samples=6, playouts=30))
+
+
+def test_the_levels_and_the_default():
+    assert list(PLAYERS) == LEVELS
+    assert DEFAULT_LEVEL in PLAYERS
+
+
+@pytest.mark.parametrize("levels", [("easy", "medium"), ("medium", "hard")])
+def test_a_whole_match_is_played_with_legal_actions_only(levels):
+    rng = random.Random(7)
+    players = [PLAYERS[levels[s % 2]] for s in range(4)]
+    if "hard" in levels:
+        players = [SMALL_HARD if levels[s % 2] == "hard" else players[s] for s in range(4)]
+    state = E.MatchState(E.Options(target_score=5), first_dealer=0)
+    while state.phase != E.FINISHED:
+        state.deal(E.seeded_deck(rng))
+        while state.turn is not None:
+            view = E.player_view(state, state.turn)
+            action = players[state.turn](view, rng)
+            assert action in view["legal_actions"]
+            state.apply_action(state.turn, E.action_from_dict(action))
+    assert state.winner in (0, 1)
+
+
+def twin(state: E.MatchState, seed: int) -> E.MatchState:
+    """Another state that gives the seat to move the same view, with the hidden cards dealt
+    differently (a different hand for some other seat)."""
+    seat = state.turn
+    view = E.player_view(state, seat)
+    seen = read_view(view)
+    rng = random.Random(seed)
+    for _ in range(100):
+        hands, kitty = sample_hidden(seen, rng)
+        if hands != state.hands:
+            hidden = {s: cards_of(hands[s]) for s in range(4) if s != seat}
+            return state_from_view(view, hidden, kitty)
+    raise AssertionError("every deal is the real one")
+
+
+def positions(per_phase: int) -> list[E.MatchState]:
+    """A few decisions of each kind (more than one legal action), from seeded matches."""
+    chosen: dict[str, list[E.MatchState]] = {}
+    for seed in range(11, 40):
+        for state in states_met(seed, 60):
+            found = chosen.setdefault(state.phase, [])
+            if len(state.legal_actions()) > 1 and len(found) < per_phase:
+                found.append(state)
+        if all(len(chosen.get(p, ())) >= per_phase for p in ("bid1", "bid2", "discard", "play")):
+            break
+    return [s for found in chosen.values() for s in found]
+
+
+POSITIONS = positions(3)
+
+
+def test_the_positions_cover_every_kind_of_decision():
+    assert {s.phase for s in POSITIONS} == {"bid1", "bid2", "discard", "play"}
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_a_player_cannot_see_other_hands(level):
+    player = SMALL_HARD if level == "hard" else PLAYERS[level]
+    for i, state in enumerate(POSITIONS):
+        other = twin(state, i)
+        seat = state.turn
+        assert other.hands != state.hands and other.hands[seat] == state.hands[seat]
+        view = E.player_view(state, seat)
+        assert E.player_view(other, seat) == view
+        a = player(view, random.Random(i))
+        b = player(E.player_view(other, seat), random.Random(i))
+        assert a == b, (level, state.phase)
+
+
+def test_hard_gives_the_same_action_for_the_same_seed():
+    for i, state in enumerate(POSITIONS[:6]):
+        view = E.player_view(state, state.turn)
+        assert choose_action("hard", view, random.Random(i)) == choose_action(
+            "hard", view, random.Random(i)
+        )
+
+
+# ---------------------------------------------------------------- Medium's rules
+
+
+def medium(state: E.MatchState) -> dict:
+    return choose_action("medium", E.player_view(state, state.turn), random.Random(0))
+
+
+def test_medium_orders_up_with_both_bowers_and_an_ace_and_passes_with_rubbish():
+    # South (left of the dealer East) with the right and left bower and the ace of clubs.
+    state = new_hand(3, {0: "JH JD AC 9S TC"}, "9H")
+    assert medium(state) == {"type": "order_up", "alone": False}
+    state = new_hand(3, {0: "9C TD QS 9S TC"}, "9H")
+    assert medium(state) == {"type": "pass"}
+
+
+def test_medium_dealer_picks_up_what_it_needs_and_its_partner_gives_the_card():
+    state = new_hand(3, {3: "JH AH 9C TS AD"}, "KH")
+    for _ in range(3):
+        state.apply_action(state.turn, E.PASS)
+    assert medium(state) == {"type": "order_up", "alone": False}
+
+
+def test_medium_goes_alone_with_a_hand_that_takes_all_five():
+    state = new_hand(3, {0: "JH JD AH AC AS"}, "9H")
+    assert medium(state) == {"type": "order_up", "alone": True}
+
+
+def test_medium_calls_next_in_round_two():
+    # Spades turned down; South (left of the dealer) holds the left-to-be and clubs.
+    state = new_hand(3, {0: "JC JS AC 9D TH"}, "QS")
+    for _ in range(4):
+        state.apply_action(state.turn, E.PASS)
+    assert medium(state) == {"type": "call", "suit": "C", "alone": False}
+
+
+def test_medium_discards_to_be_void_in_a_suit():
+    state = new_hand(3, {0: "9S TS QS KS AS", 3: "JH AH 9C KD QD"}, "KH")
+    state.apply_action(0, E.order_up())
+    assert medium(state) == {"type": "discard", "card": "9C"}
+
+
+def test_medium_does_not_trump_its_partners_winning_trick():
+    # Hearts trump. North leads the ace of clubs, East follows; South has no club and a trump.
+    state = new_hand(
+        1,
+        {2: "AC 9D TD QD KD", 3: "9C AS KS QS JS", 0: "9H 9S TS AD KH", 1: "JH JD AH TC QC"},
+        "TH",
+    )
+    state.apply_action(2, E.order_up())
+    state.apply_action(1, E.discard(E.parse_card("TC")))
+    play(state, "AC 9C")
+    action = medium(state)
+    assert action["type"] == "play" and action["card"] not in ("9H", "KH")
+
+
+def test_medium_wins_with_its_lowest_winning_card_as_the_last_to_play():
+    # Spades trump; East leads the king of diamonds, South and West follow; North, last,
+    # holds the ace and the queen of diamonds... only the ace wins: and with ace and
+    # a trump, it follows with the ace.
+    state = new_hand(
+        3,
+        {0: "9D TS QS KS AS", 1: "TD 9C TC QC KC", 2: "AD QD 9H TH JH", 3: "KD JS JC AH KH"},
+        "9S",
+    )
+    state.apply_action(0, E.order_up())
+    state.apply_action(3, E.discard(E.parse_card("AH")))
+    # South leads the ace of spades; everyone follows or throws.
+    play(state, "AS")
+    assert state.turn == 1
+    play(state, "9C 9H JS")
+    assert state.tricks[-1][2] == 3  # East's right bower won; East leads.
+    play(state, "KD 9D TD")
+    assert medium(state) == {"type": "play", "card": "AD"}

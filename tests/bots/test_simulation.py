@@ -1,0 +1,66 @@
+"""Engine-only matches between computer players, and the simulate command."""
+
+import json
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from bots.simulation import simulate, wilson
+
+
+def test_wilson_interval():
+    low, high = wilson(60, 100)
+    assert low == pytest.approx(0.502, abs=0.001) and high == pytest.approx(0.691, abs=0.001)
+    assert wilson(0, 0) == (0.0, 1.0)
+
+
+def test_a_few_matches_give_the_whole_table():
+    results = simulate(6, "medium", "easy", seed=3)
+    d = results.as_dict()
+    assert d["matches"] == 6 and 0 <= d["wins_a"] <= 6
+    t, s = d["trump"], d["scoring"]
+    assert t["turned_card"] + t["round_two"] == pytest.approx(1.0)
+    assert t["dealer_picked_up"] + t["partner_ordered"] + t["beside_ordered"] == pytest.approx(
+        t["turned_card"]
+    )
+    assert sum(s.values()) == pytest.approx(1.0)
+    assert d["hands_per_match"] >= 3
+    # Points: every hand scores for exactly one side.
+    assert results.points_a + results.points_b >= results.hands
+
+
+def test_the_same_seed_gives_the_same_figures_and_mirrored_self_play_is_even():
+    a = simulate(4, "easy", "medium", seed=5).as_dict()
+    b = simulate(4, "easy", "medium", seed=5).as_dict()
+    assert a == b
+    # Medium is deterministic: each deal played from both sides gives the mirror result.
+    assert simulate(4, "medium", "medium", seed=5).wins_a == 2
+
+
+def test_the_command_prints_the_table(capsys):
+    call_command("simulate", "--games", "2", "--levels", "medium,random", "--seed", "1")
+    out = capsys.readouterr().out
+    assert "match win rate of A" in out and "95% CI" in out
+    assert "the dealer picked it up" in out and "lone march" in out and "hands per match" in out
+
+
+def test_the_command_takes_options_and_prints_json(capsys):
+    call_command(
+        "simulate",
+        "--games",
+        "2",
+        "--levels",
+        "easy,easy",
+        "--options",
+        '{"target_score": 3}',
+        "--json",
+    )
+    d = json.loads(capsys.readouterr().out)
+    assert d["matches"] == 2 and d["level_a"] == "easy"
+
+
+def test_the_command_refuses_bad_levels():
+    with pytest.raises(CommandError):
+        call_command("simulate", "--games", "2", "--levels", "medium,expert")
+    with pytest.raises(CommandError):
+        call_command("simulate", "--games", "2", "--levels", "medium")
