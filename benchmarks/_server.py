@@ -1,0 +1,281 @@
+"""Process plumbing for benchmarks/api.py: a fresh PostgreSQL database, two spare Redis
+databases, gunicorn with the production settings and (optionally) one Celery worker.
+Everything on 127.0.0.1; everything it starts it stops, by process group, at the end.
+"""
+
+import http.client
+import os
+import secrets
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+ROOT = Path(__file__).resolve().parent.parent
+LOOPBACK = {"127.0.0.1", "localhost", "::1"}
+
+
+def require_loopback(url: str) -> str:
+    host = urlsplit(url).hostname or ""
+    if host not in LOOPBACK:
+        raise SystemExit(f"benchmarks/api.py talks to 127.0.0.1 only, not {host!r} ({url})")
+    return url
+
+
+def with_path(url: str, path: str) -> str:
+    parts = urlsplit(url)
+    return urlunsplit((parts.scheme, parts.netloc, path, parts.query, parts.fragment))
+
+
+def cpu_snapshot(own_groups: set[int]) -> dict[str, float]:
+    """CPU seconds used so far: by the benchmark's processes (its own and the process
+    groups it started), by PostgreSQL and Redis, and by everything else running here
+    (another program's work on the same cores disturbs the figures)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    used = {"benchmark": 0.0, "servers": 0.0, "other": 0.0}
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/stat") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        comm = stat[stat.index("(") + 1 : stat.rindex(")")]
+        fields = stat[stat.rindex(")") + 2 :].split()
+        pgid, seconds = int(fields[2]), (int(fields[11]) + int(fields[12])) / tick
+        if int(entry.name) == os.getpid() or pgid in own_groups:
+            used["benchmark"] += seconds
+        elif comm.startswith(("postgres", "redis-server")):
+            used["servers"] += seconds
+        else:
+            used["other"] += seconds
+    return used
+
+
+class Stack:
+    """The servers one benchmark run needs, made fresh and taken down afterwards."""
+
+    def __init__(
+        self,
+        *,
+        database_url: str,
+        redis_url: str,
+        broker_db: int,
+        cache_db: int,
+        port: int,
+        workers: int,
+        threads: int,
+        eager: bool,
+        celery_concurrency: int,
+        log_dir: Path,
+    ) -> None:
+        self.database_url = require_loopback(database_url)
+        self.database = urlsplit(database_url).path.lstrip("/")
+        if not self.database.replace("_", "").isalnum():
+            raise SystemExit(f"a plain database name please, not {self.database!r}")
+        self.broker_url = with_path(require_loopback(redis_url), f"/{broker_db}")
+        self.cache_url = with_path(redis_url, f"/{cache_db}")
+        self.port = port
+        self.workers = workers
+        self.threads = threads
+        self.eager = eager
+        self.celery_concurrency = celery_concurrency
+        self.log_dir = log_dir
+        self.processes: list[tuple[str, subprocess.Popen]] = []
+        self.secret_key = secrets.token_urlsafe(50)
+
+    # ------------------------------------------------------------ environment
+
+    def env(self) -> dict[str, str]:
+        env = dict(os.environ)
+        env.update(
+            {
+                "DJANGO_SETTINGS_MODULE": "benchmarks.bench_settings",
+                "BENCHMARK_ENDPOINTS": "1",
+                "PYTHONPATH": str(ROOT),
+                "SECRET_KEY": self.secret_key,
+                "DATABASE_URL": self.database_url,
+                "CELERY_BROKER_URL": self.broker_url,
+                "REDIS_URL": self.cache_url,
+                "ALLOWED_HOSTS": "127.0.0.1,localhost",
+                # Plain HTTP on the loopback: there is no TLS proxy to redirect to.
+                "SECURE_SSL_REDIRECT": "false",
+                "CELERY_TASK_ALWAYS_EAGER": "1" if self.eager else "0",
+                "THROTTLE_ACTIONS": "1000000/min",
+                "THROTTLE_AUTH": "100000/min",
+                "GUNICORN_BIND": f"127.0.0.1:{self.port}",
+                "WEB_CONCURRENCY": str(self.workers),
+                "GUNICORN_THREADS": str(self.threads),
+                "GUNICORN_ACCESS_LOG": "",
+                "GUNICORN_LOG_LEVEL": "warning",
+                "LOG_LEVEL": "WARNING",
+            }
+        )
+        return env
+
+    # ------------------------------------------------------------ data stores
+
+    def _admin_connection(self):
+        import psycopg
+
+        return psycopg.connect(with_path(self.database_url, "/postgres"), autocommit=True)
+
+    def create_database(self) -> None:
+        with self._admin_connection() as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{self.database}" WITH (FORCE)')
+            conn.execute(f'CREATE DATABASE "{self.database}"')
+
+    def drop_database(self) -> None:
+        with self._admin_connection() as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{self.database}" WITH (FORCE)')
+
+    def flush_redis(self) -> None:
+        import redis
+
+        for url in (self.broker_url, self.cache_url):
+            client = redis.Redis.from_url(url, socket_timeout=5)
+            client.flushdb()
+            client.close()
+
+    def query(self, sql: str, params: tuple = ()) -> list[tuple]:
+        import psycopg
+
+        with psycopg.connect(self.database_url) as conn:
+            return conn.execute(sql, params).fetchall()
+
+    def migrate(self) -> None:
+        subprocess.run(
+            [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"],
+            cwd=ROOT,
+            env=self.env(),
+            check=True,
+            timeout=300,
+        )
+
+    # ------------------------------------------------------------ processes
+
+    def _start(self, name: str, argv: list[str]) -> subprocess.Popen:
+        log = open(self.log_dir / f"{name}.log", "wb")  # noqa: SIM115 - closed with the process
+        proc = subprocess.Popen(
+            argv,
+            cwd=ROOT,
+            env=self.env(),
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,  # its own process group, so stop() reaches its children
+        )
+        log.close()
+        self.processes.append((name, proc))
+        return proc
+
+    def log_tail(self, name: str, lines: int = 30) -> str:
+        path = self.log_dir / f"{name}.log"
+        text = path.read_text(errors="replace") if path.exists() else ""
+        return "\n".join(text.splitlines()[-lines:])
+
+    def start_gunicorn(self, timeout: float = 60) -> None:
+        probe = socket.socket()
+        try:
+            if probe.connect_ex(("127.0.0.1", self.port)) == 0:
+                raise SystemExit(f"something already listens on 127.0.0.1:{self.port}: --port")
+        finally:
+            probe.close()
+        proc = self._start(
+            "gunicorn",
+            [
+                sys.executable,
+                "-m",
+                "gunicorn",
+                "-c",
+                "euchre_service/gunicorn.conf.py",
+                "euchre_service.wsgi:application",
+            ],
+        )
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if proc.poll() is not None:
+                raise SystemExit(f"gunicorn exited:\n{self.log_tail('gunicorn')}")
+            try:
+                conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=5)
+                conn.request("GET", "/healthz", headers={"Host": "127.0.0.1"})
+                status = conn.getresponse().status
+                conn.close()
+                if status == 200:
+                    return
+            except OSError:
+                pass
+            time.sleep(0.2)
+        raise SystemExit(f"gunicorn did not answer /healthz:\n{self.log_tail('gunicorn')}")
+
+    def start_worker(self, timeout: float = 60) -> None:
+        node = f"bench-{os.getpid()}@%h"
+        proc = self._start(
+            "celery",
+            [
+                sys.executable,
+                "-m",
+                "celery",
+                "-A",
+                "euchre_service",
+                "worker",
+                "--concurrency",
+                str(self.celery_concurrency),
+                "--loglevel",
+                "WARNING",
+                "-n",
+                node,
+                "--without-gossip",
+                "--without-mingle",
+            ],
+        )
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if proc.poll() is not None:
+                raise SystemExit(f"the Celery worker exited:\n{self.log_tail('celery')}")
+            ping = subprocess.run(
+                [
+                    sys.executable,
+                    "-m",
+                    "celery",
+                    "-A",
+                    "euchre_service",
+                    "inspect",
+                    "ping",
+                    "--timeout",
+                    "2",
+                ],
+                cwd=ROOT,
+                env=self.env(),
+                capture_output=True,
+                timeout=30,
+            )
+            if ping.returncode == 0:
+                return
+            time.sleep(0.5)
+        raise SystemExit(f"the Celery worker did not answer a ping:\n{self.log_tail('celery')}")
+
+    def process_groups(self) -> set[int]:
+        return {proc.pid for _name, proc in self.processes}
+
+    def stop(self) -> None:
+        for _name, proc in reversed(self.processes):
+            if proc.poll() is None:
+                try:
+                    os.killpg(proc.pid, signal.SIGTERM)
+                except ProcessLookupError:
+                    continue
+        for _name, proc in reversed(self.processes):
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                try:
+                    os.killpg(proc.pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+                proc.wait(timeout=10)
+        self.processes.clear()

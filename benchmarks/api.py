@@ -1,0 +1,493 @@
+"""How fast the API plays: concurrent clients playing whole matches over HTTP against
+the production server (gunicorn, euchre_service.settings_production) and PostgreSQL,
+next to the framework's ceiling on this machine.
+
+    .venv/bin/python benchmarks/api.py                       # 16 clients, 20 s a phase
+    .venv/bin/python benchmarks/api.py --clients 32 --seconds 30
+    .venv/bin/python benchmarks/api.py --bots worker         # computer turns on a Celery worker
+
+What it does, all on 127.0.0.1, and stops by itself:
+  1. makes a fresh PostgreSQL database (--database-url, default euchre_bench; dropped
+     first and, unless --keep-database, at the end) and migrates it; empties two spare
+     Redis databases (--broker-db, --cache-db) for the broker and the cache;
+  2. starts gunicorn with the production settings (through benchmarks/bench_settings.py,
+     which adds the ceiling endpoint) and euchre_service/gunicorn.conf.py, plain HTTP
+     (SECURE_SSL_REDIRECT=false), the action throttle raised (THROTTLE_ACTIONS);
+  3. computer players: --bots eager (default) sets CELERY_TASK_ALWAYS_EAGER=1, so their
+     turns run in the API process right after the action that made it their turn, and
+     the action POST's latency includes them; --bots worker starts one Celery worker
+     with the same settings, and clients poll GET until it is their turn again;
+  4. registers --clients users and gets each a token over HTTP;
+  5. phase "action": every client, on its own keep-alive connection (one thread each),
+     creates a match against three computer players and plays it to the end, again
+     and again: GET the match view, POST its first legal action (with expected_seq);
+  6. phase "ceiling": the same loop against /bench/ping: GET the caller's newest row,
+     POST one row (token auth, the same throttle, strict JSON: the least a write
+     endpoint does); then, for reference, a POST-only loop;
+  7. prints requests per second and p50/p95/p99 latency of each endpoint, the ratio of
+     actions per second to the ceiling's POSTs per second, and the goals.
+
+Each phase runs --warmup seconds unmeasured, then --seconds measured; every client
+also stops after --max-requests requests, and every request times out after 10 s.
+"""
+
+import argparse
+import http.client
+import json
+import os
+import platform
+import sys
+import tempfile
+import threading
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from benchmarks._server import Stack, cpu_snapshot  # noqa: E402
+
+ACTION_TYPES = ("bid", "discard", "card_played")
+SEATS = [{"kind": "me"}, {"kind": "computer"}, {"kind": "computer"}, {"kind": "computer"}]
+
+
+# ---------------------------------------------------------------- one client
+
+
+class Client:
+    """One keep-alive HTTP/1.1 connection to 127.0.0.1, reopened if the server closes it."""
+
+    def __init__(self, port: int, token: str | None = None) -> None:
+        self.port = port
+        self.token = token
+        self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        self.reconnects = 0
+
+    def call(self, method: str, path: str, body: dict | None = None) -> tuple[int, dict, float]:
+        headers = {"Host": "127.0.0.1", "Accept": "application/json"}
+        data = None
+        if body is not None:
+            data = json.dumps(body).encode()
+            headers["Content-Type"] = "application/json"
+        if self.token:
+            headers["Authorization"] = f"Token {self.token}"
+        for attempt in range(2):
+            start = time.perf_counter()
+            try:
+                self.conn.request(method, path, body=data, headers=headers)
+                response = self.conn.getresponse()
+                raw = response.read()
+            except (http.client.RemoteDisconnected, ConnectionError, http.client.CannotSendRequest):
+                # The server closed an idle keep-alive connection (a worker recycled):
+                # nothing was processed, so sending again on a new connection is safe.
+                self.conn.close()
+                self.conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=10)
+                self.reconnects += 1
+                if attempt:
+                    raise
+                continue
+            elapsed = time.perf_counter() - start
+            try:
+                payload = json.loads(raw) if raw else {}
+            except ValueError:
+                payload = {"raw": raw[:200].decode(errors="replace")}
+            return response.status, payload, elapsed
+        raise AssertionError("unreachable")
+
+    def close(self) -> None:
+        self.conn.close()
+
+
+@dataclass
+class Tally:
+    """What one client saw in the measured window."""
+
+    latencies: dict[str, list[float]] = field(default_factory=dict)
+    statuses: Counter = field(default_factory=Counter)
+    errors: Counter = field(default_factory=Counter)
+    polls: int = 0
+    matches_finished: int = 0
+    reconnects: int = 0
+    first_error: str = ""
+    cpu: dict[str, float] = field(default_factory=dict)  # % of all cores, measured window
+
+    def record(self, name: str, status: int, seconds: float, ok: tuple[int, ...]) -> None:
+        self.latencies.setdefault(name, []).append(seconds)
+        self.statuses[(name, status)] += 1
+        if status not in ok:
+            self.errors[(name, status)] += 1
+
+
+@dataclass
+class Window:
+    start: float  # time.perf_counter() at which measuring begins
+    end: float
+    wall_start: float  # the same instants on the wall clock, for the database's times
+    wall_end: float
+
+    def measuring(self, t: float) -> bool:
+        return self.start <= t < self.end
+
+
+def play_matches(client: Client, window: Window, eager: bool, limit: int, tally: Tally) -> None:
+    """Create matches against three computer players and play them out, first legal action."""
+    match_id = None
+    for _ in range(limit):
+        now = time.perf_counter()
+        if now >= window.end:
+            break
+        if match_id is None:
+            status, body, _s = client.call("POST", "/api/v1/matches", {"seats": SEATS})
+            if status != 201:
+                tally.errors[("create", status)] += 1
+                tally.first_error = tally.first_error or f"create {status} {body}"
+                time.sleep(0.05)
+                continue
+            match_id = body["id"]
+            continue
+        t = time.perf_counter()
+        status, match, seconds = client.call("GET", f"/api/v1/matches/{match_id}")
+        if window.measuring(t):
+            tally.record("GET /api/v1/matches/{id}", status, seconds, (200,))
+        if status != 200:
+            tally.first_error = tally.first_error or f"view {status} {match}"
+            match_id = None
+            continue
+        if match["status"] == "finished":
+            if window.measuring(t):
+                tally.matches_finished += 1
+            match_id = None
+            continue
+        legal = match["view"]["legal_actions"]
+        if not legal:  # a computer player's turn, still on the worker
+            if window.measuring(t):
+                tally.polls += 1
+            if eager:
+                tally.errors[("not my turn after an eager action", 200)] += 1
+            time.sleep(0.005)
+            continue
+        t = time.perf_counter()
+        status, body, seconds = client.call(
+            "POST",
+            f"/api/v1/matches/{match_id}/actions",
+            {**legal[0], "expected_seq": match["seq"]},
+        )
+        if window.measuring(t):
+            tally.record("POST /api/v1/matches/{id}/actions", status, seconds, (200,))
+        if status != 200:
+            tally.first_error = tally.first_error or f"action {status} {body}"
+
+
+def ping_loop(client: Client, window: Window, limit: int, tally: Tally, read: bool) -> None:
+    """The same shape against the ceiling endpoint: GET (if `read`), then POST one row."""
+    for i in range(limit):
+        if time.perf_counter() >= window.end:
+            break
+        if read:
+            t = time.perf_counter()
+            status, body, seconds = client.call("GET", "/bench/ping")
+            if window.measuring(t):
+                tally.record("GET /bench/ping", status, seconds, (200,))
+        t = time.perf_counter()
+        status, body, seconds = client.call("POST", "/bench/ping", {"note": f"n{i}"})
+        if window.measuring(t):
+            tally.record("POST /bench/ping", status, seconds, (201,))
+        if status != 201:
+            tally.first_error = tally.first_error or f"ping {status} {body}"
+
+
+def run_phase(
+    tokens: list[str], port: int, args: argparse.Namespace, groups: set[int], work
+) -> tuple[Window, Tally]:
+    """Run `work(client, window, tally)` on one thread per token; merge what they saw."""
+    now = time.perf_counter()
+    wall = time.time()
+    window = Window(
+        start=now + args.warmup,
+        end=now + args.warmup + args.seconds,
+        wall_start=wall + args.warmup,
+        wall_end=wall + args.warmup + args.seconds,
+    )
+    tallies = [Tally() for _ in tokens]
+    clients = [Client(port, token) for token in tokens]
+
+    def run(i: int) -> None:
+        try:
+            work(clients[i], window, tallies[i])
+        except Exception as exc:  # a client that dies says why, the others go on
+            tallies[i].errors[(f"client crashed: {type(exc).__name__}", 0)] += 1
+            tallies[i].first_error = tallies[i].first_error or repr(exc)
+
+    threads = [threading.Thread(target=run, args=(i,), daemon=True) for i in range(len(tokens))]
+    for thread in threads:
+        thread.start()
+    time.sleep(max(0.0, window.start - time.perf_counter()))
+    cpu_before = cpu_snapshot(groups)
+    time.sleep(max(0.0, window.end - time.perf_counter()))
+    cpu_after = cpu_snapshot(groups)
+    for thread in threads:
+        thread.join(timeout=60)
+    total = Tally()
+    for client, tally in zip(clients, tallies, strict=True):
+        client.close()
+        for name, values in tally.latencies.items():
+            total.latencies.setdefault(name, []).extend(values)
+        total.statuses.update(tally.statuses)
+        total.errors.update(tally.errors)
+        total.polls += tally.polls
+        total.matches_finished += tally.matches_finished
+        total.reconnects += client.reconnects
+        total.first_error = total.first_error or tally.first_error
+    cores = os.cpu_count() or 1
+    total.cpu = {
+        k: (cpu_after[k] - cpu_before[k]) / (args.seconds * cores) * 100 for k in cpu_before
+    }
+    return window, total
+
+
+# ---------------------------------------------------------------- figures
+
+
+def percentile(sorted_values: list[float], q: float) -> float:
+    """Nearest-rank percentile of sorted values."""
+    if not sorted_values:
+        return float("nan")
+    rank = max(1, int(-(-q * len(sorted_values) // 100)))
+    return sorted_values[min(rank, len(sorted_values)) - 1]
+
+
+@dataclass
+class Figures:
+    per_second: float
+    p50: float
+    p95: float
+    p99: float
+    count: int
+    errors: int
+
+
+def figures(tally: Tally, name: str, seconds: float) -> Figures:
+    values = sorted(tally.latencies.get(name, []))
+    errors = sum(n for (endpoint, _status), n in tally.errors.items() if endpoint == name)
+    return Figures(
+        per_second=len(values) / seconds,
+        p50=percentile(values, 50) * 1000,
+        p95=percentile(values, 95) * 1000,
+        p99=percentile(values, 99) * 1000,
+        count=len(values),
+        errors=errors,
+    )
+
+
+def row(label: str, f: Figures) -> str:
+    return (
+        f"  {label:<38} {f.per_second:8.1f} {f.p50:8.1f} {f.p95:8.1f} {f.p99:8.1f}"
+        f" {f.count:8d} {f.errors:6d}"
+    )
+
+
+HEADER = (
+    f"  {'endpoint':<38} {'req/s':>8} {'p50 ms':>8} {'p95 ms':>8} {'p99 ms':>8}"
+    f" {'count':>8} {'errors':>6}"
+)
+
+
+def report_errors(tally: Tally) -> None:
+    cpu = tally.cpu
+    print(
+        f"  CPU, % of all cores while measured: benchmark {cpu['benchmark']:.0f}%,"
+        f" PostgreSQL and Redis {cpu['servers']:.0f}%, other programs {cpu['other']:.0f}%"
+        + ("  <- disturbed: another program shared the cores" if cpu["other"] > 10 else "")
+    )
+    unexpected = dict(tally.errors)
+    if unexpected:
+        print(f"  unexpected answers: {dict(unexpected)}")
+        print(f"  first: {tally.first_error[:300]}")
+    if tally.reconnects:
+        print(f"  reconnects after the server closed a keep-alive connection: {tally.reconnects}")
+
+
+# ---------------------------------------------------------------- main
+
+
+def parse_args() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--clients", type=int, default=16, help="concurrent clients (16)")
+    parser.add_argument("--seconds", type=float, default=20, help="measured seconds a phase (20)")
+    parser.add_argument("--warmup", type=float, default=3, help="unmeasured seconds first (3)")
+    parser.add_argument("--max-requests", type=int, default=100_000, help="per client and phase")
+    parser.add_argument("--bots", choices=["eager", "worker"], default="eager")
+    parser.add_argument("--workers", type=int, default=2, help="gunicorn processes (2)")
+    parser.add_argument("--threads", type=int, default=4, help="threads per process (4)")
+    parser.add_argument("--celery-concurrency", type=int, default=2, help="with --bots worker")
+    parser.add_argument("--port", type=int, default=8790, help="on 127.0.0.1 (8790)")
+    parser.add_argument("--database-url", default="postgres://postgres@127.0.0.1:5432/euchre_bench")
+    parser.add_argument("--redis-url", default="redis://127.0.0.1:6379")
+    parser.add_argument("--broker-db", type=int, default=10)
+    parser.add_argument("--cache-db", type=int, default=11)
+    parser.add_argument("--keep-database", action="store_true")
+    parser.add_argument("--skip-post-only", action="store_true", help="skip the POST-only loop")
+    args = parser.parse_args()
+    if not 1 <= args.clients <= 256:
+        parser.error("--clients: 1 to 256")
+    if not 1 <= args.seconds <= 600 or not 0 <= args.warmup <= 60:
+        parser.error("--seconds: 1 to 600; --warmup: 0 to 60")
+    return args
+
+
+def sign_up(port: int, count: int) -> list[str]:
+    client = Client(port)
+    tokens = []
+    stamp = int(time.time())
+    for i in range(count):
+        credentials = {"username": f"bench{stamp}_{i}", "password": "bench-passphrase-123"}
+        status, body, _ = client.call("POST", "/api/v1/auth/register", credentials)
+        if status != 201:
+            raise SystemExit(f"register: {status} {body}")
+        status, body, _ = client.call("POST", "/api/v1/auth/token", credentials)
+        if status != 200:
+            raise SystemExit(f"token: {status} {body}")
+        tokens.append(body["token"])
+    client.close()
+    return tokens
+
+
+def main() -> int:
+    args = parse_args()
+    eager = args.bots == "eager"
+    log_dir = Path(tempfile.mkdtemp(prefix="euchre-bench-"))
+    stack = Stack(
+        database_url=args.database_url,
+        redis_url=args.redis_url,
+        broker_db=args.broker_db,
+        cache_db=args.cache_db,
+        port=args.port,
+        workers=args.workers,
+        threads=args.threads,
+        eager=eager,
+        celery_concurrency=args.celery_concurrency,
+        log_dir=log_dir,
+    )
+    print(
+        f"benchmarks/api.py: {args.clients} clients, one thread and keep-alive connection each;"
+        f" {args.warmup:g} s warm-up + {args.seconds:g} s measured per phase"
+    )
+    print(
+        f"  server: gunicorn gthread, {args.workers} processes x {args.threads} threads,"
+        f" euchre_service.settings_production (+ benchmarks/bench_settings.py), on 127.0.0.1:"
+        f"{args.port}; {os.cpu_count()} cores, Python {platform.python_version()}"
+    )
+    if eager:
+        print(
+            "  computer players: in the API process (CELERY_TASK_ALWAYS_EAGER=1): an action"
+            " POST returns after the computer seats' turns that follow it"
+        )
+    else:
+        print(
+            f"  computer players: one Celery worker (prefork, concurrency"
+            f" {args.celery_concurrency}) through Redis; clients poll GET until their turn"
+        )
+    try:
+        stack.create_database()
+        stack.flush_redis()
+        stack.migrate()
+        stack.start_gunicorn()
+        if not eager:
+            stack.start_worker()
+        version = stack.query("SHOW server_version")[0][0]
+        print(f"  PostgreSQL {version}, database {stack.database}; logs in {log_dir}")
+        tokens = sign_up(args.port, args.clients)
+
+        limit = args.max_requests
+        window, play = run_phase(
+            tokens,
+            args.port,
+            args,
+            stack.process_groups(),
+            lambda c, w, t: play_matches(c, w, eager, limit, t),
+        )
+        moves = stack.query(
+            "SELECT count(*), count(*) FILTER (WHERE seat = 0) FROM games_event"
+            " WHERE type = ANY(%s) AND created_at >= to_timestamp(%s)"
+            " AND created_at < to_timestamp(%s)",
+            (list(ACTION_TYPES), window.wall_start, window.wall_end),
+        )[0]
+        gaps = stack.query(
+            "SELECT count(*) FROM (SELECT match_id, count(*) AS n, max(seq) AS top"
+            " FROM games_event GROUP BY match_id) AS m WHERE n <> top"
+        )[0][0]
+        _w, ceiling = run_phase(
+            tokens,
+            args.port,
+            args,
+            stack.process_groups(),
+            lambda c, w, t: ping_loop(c, w, limit, t, read=True),
+        )
+        post_only = None
+        if not args.skip_post_only:
+            _w, post_only = run_phase(
+                tokens,
+                args.port,
+                args,
+                stack.process_groups(),
+                lambda c, w, t: ping_loop(c, w, limit, t, read=False),
+            )
+    finally:
+        stack.stop()
+        try:
+            stack.flush_redis()
+            if not args.keep_database:
+                stack.drop_database()
+        except Exception as exc:  # pragma: no cover - reported, not fatal
+            print(f"  clean-up: {exc!r}")
+
+    action = figures(play, "POST /api/v1/matches/{id}/actions", args.seconds)
+    view = figures(play, "GET /api/v1/matches/{id}", args.seconds)
+    ping = figures(ceiling, "POST /bench/ping", args.seconds)
+    ping_read = figures(ceiling, "GET /bench/ping", args.seconds)
+    print()
+    print("phase 1, actions: GET the match view, POST the first legal action")
+    print(HEADER)
+    print(row("POST /api/v1/matches/{id}/actions", action))
+    print(row("GET  /api/v1/matches/{id}", view))
+    all_moves, human_moves = moves
+    print(
+        f"  moves applied per second, computer players' included: {all_moves / args.seconds:.1f}"
+        f" ({human_moves} by clients, {all_moves - human_moves} by computer players);"
+        f" matches finished: {play.matches_finished}"
+        + (f"; polls while a computer played: {play.polls}" if not eager else "")
+    )
+    print(f"  matches whose sequence numbers have a gap: {gaps}")
+    report_errors(play)
+    print()
+    print("phase 2, ceiling: the same loop on /bench/ping: GET the newest row, POST one row")
+    print(HEADER)
+    print(row("POST /bench/ping", ping))
+    print(row("GET  /bench/ping", ping_read))
+    report_errors(ceiling)
+    if post_only is not None:
+        only = figures(post_only, "POST /bench/ping", args.seconds)
+        print()
+        print("phase 3, for reference: POST /bench/ping only, no GET between")
+        print(HEADER)
+        print(row("POST /bench/ping", only))
+        report_errors(post_only)
+    ratio = action.per_second / ping.per_second if ping.per_second else float("nan")
+    print()
+    print(
+        f"ratio, actions per second / ceiling POSTs per second (same loop): {ratio:.2f}"
+        f"  goal >= 0.50: {'met' if ratio >= 0.5 else 'NOT met'}"
+    )
+    if post_only is not None and only.per_second:
+        print(f"  (against the POST-only loop: {action.per_second / only.per_second:.2f})")
+    print(
+        f"action POST p99 at {args.clients} clients: {action.p99:.1f} ms"
+        f"  goal < 100 ms: {'met' if action.p99 < 100 else 'NOT met'}"
+    )
+    failed = play.errors or ceiling.errors or gaps
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
