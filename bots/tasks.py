@@ -1,8 +1,34 @@
+"""Celery tasks: a thin interface over the services. Each is safe to run twice."""
+
+import time
+from datetime import timedelta
+
 from celery import shared_task
+from django.conf import settings
+from django.utils import timezone
 
 from bots.services import computer_turn_play
+from games.models import Match, MatchStatus
+from games.turns import enqueue_computer_turn
 
 
 @shared_task(acks_late=True, reject_on_worker_lost=True, ignore_result=True)
 def play_computer_turn(match_id: str, expected_seq: int) -> bool:
+    """Play one computer move if the match is still at `expected_seq`. Acknowledged only
+    once done, and requeued if the worker dies, so a move is never lost; the expected
+    sequence number makes a second delivery a no-op."""
+    delay = settings.COMPUTER_MOVE_DELAY
+    if delay and not settings.CELERY_TASK_ALWAYS_EAGER:
+        time.sleep(delay)
     return computer_turn_play(match_id=match_id, expected_seq=expected_seq)
+
+
+@shared_task(ignore_result=True)
+def sweep_waiting_matches() -> int:
+    """Re-queue the turn of every match that has waited on a computer player for longer
+    than COMPUTER_TURN_STALE_AFTER seconds (a lost message, a broker outage)."""
+    cutoff = timezone.now() - timedelta(seconds=settings.COMPUTER_TURN_STALE_AFTER)
+    waiting = Match.objects.filter(
+        status=MatchStatus.ACTIVE, awaiting_computer=True, updated_at__lt=cutoff
+    ).values_list("pk", "seq")
+    return sum(enqueue_computer_turn(pk, seq) for pk, seq in waiting.iterator())

@@ -156,7 +156,25 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_TIMEOUT = 2
-CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 300}
+# A task that a dead worker had taken is handed out again after this many seconds.
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "visibility_timeout": int(os.environ.get("CELERY_VISIBILITY_TIMEOUT", "300")),
+    "socket_connect_timeout": 2,
+    "socket_timeout": 5,
+}
+# Publishing a task must not hang a person's request while the broker is down.
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_BEAT_SCHEDULE = {
+    "sweep-waiting-matches": {
+        "task": "bots.tasks.sweep_waiting_matches",
+        "schedule": float(os.environ.get("COMPUTER_TURN_SWEEP_EVERY", "15")),
+    },
+}
+# Seconds a computer player waits before moving (pacing for people watching).
+COMPUTER_MOVE_DELAY = float(os.environ.get("COMPUTER_MOVE_DELAY", "0"))
+# A match waiting this long on a computer player is re-queued by the sweep.
+COMPUTER_TURN_STALE_AFTER = int(os.environ.get("COMPUTER_TURN_STALE_AFTER", "20"))
+CELERY_TASK_DEFAULT_QUEUE = os.environ.get("CELERY_TASK_DEFAULT_QUEUE", "celery")
 CELERY_TASK_SERIALIZER = "json"
 CELERY_RESULT_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]

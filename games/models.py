@@ -40,6 +40,9 @@ class Match(models.Model):
     score_we = models.PositiveSmallIntegerField("score west-east", default=0)
     winner_team = models.PositiveSmallIntegerField(null=True, blank=True)
     hands_played = models.PositiveSmallIntegerField(default=0)
+    # Whether the seat to act is a computer player: the periodic sweep re-queues
+    # matches that have waited on one for too long.
+    awaiting_computer = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
     finished_at = models.DateTimeField(null=True, blank=True)
@@ -47,7 +50,10 @@ class Match(models.Model):
     class Meta:
         ordering = ["-created_at"]
         verbose_name_plural = "matches"
-        indexes = [models.Index(fields=["status", "updated_at"])]
+        indexes = [
+            models.Index(fields=["status", "updated_at"]),
+            models.Index(fields=["awaiting_computer", "updated_at"]),
+        ]
         constraints = [
             models.CheckConstraint(
                 condition=models.Q(first_dealer__lte=3), name="match_dealer_seat"

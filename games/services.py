@@ -19,7 +19,7 @@ from games.errors import BadInput, Conflict, NotFound, from_rule_error
 from games.eventlog import NewEvent
 from games.models import IdempotentResponse, Match, MatchStatus, Seat, SeatKind
 from games.selectors import is_match_id, player_view_get
-from games.turns import schedule_computer_turn
+from games.turns import computer_to_act, schedule_computer_turn
 
 
 @dataclass(frozen=True)
@@ -230,10 +230,11 @@ def _commit_events(match: Match, folded: eventlog.Folded, events: list[NewEvent]
         folded.commitment = events[-1].payload["commitment"]
     rows = eventlog.append(match, events)
     projections.project(match, rows)
+    match.awaiting_computer = computer_to_act(match, state)
     match.save()
     eventlog.remember_on_commit(match, folded)
-    if state.turn is not None:
-        schedule_computer_turn(match, state.turn)
+    if match.awaiting_computer:
+        schedule_computer_turn(match)
 
 
 def _all_seats_taken(match: Match, events: list[NewEvent]) -> bool:

@@ -1,0 +1,130 @@
+"""Computer turns through real Celery worker processes, real Redis and real PostgreSQL."""
+
+import time
+
+import pytest
+from django.conf import settings as django_settings
+from django.contrib.auth import get_user_model
+
+from bots.tasks import sweep_waiting_matches
+from euchre_service.celery import app as celery_app
+from games import selectors, services
+from games.models import Event, Match
+from games.services import SeatSpec
+from tests.bots.worker_support import Worker, use_broker, wait_until
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+BROKER = django_settings.CELERY_BROKER_URL
+UNREACHABLE = "redis://127.0.0.1:1/0"  # nothing listens on port 1
+
+
+@pytest.fixture
+def real_broker(settings):
+    """Publish to the test Redis for real (not in-process) for the length of a test."""
+    eager, url = celery_app.conf.task_always_eager, celery_app.conf.broker_url
+    queue = celery_app.conf.task_default_queue
+    use_broker(BROKER)
+    yield BROKER
+    use_broker(url)
+    celery_app.conf.task_always_eager = settings.CELERY_TASK_ALWAYS_EAGER = eager
+    celery_app.conf.task_default_queue = queue
+
+
+def person_and_computers(level: str = "random", **options) -> tuple:
+    user = get_user_model().objects.create_user("person", password="x" * 12)
+    match = services.match_create(
+        user=user,
+        seats=[SeatSpec("me")] + [SeatSpec("computer", level)] * 3,
+        options=options or None,
+    )
+    return user, match
+
+
+def person_passes(match: Match, user) -> int:
+    """South bids first (east deals the first hand): pass, handing the turn to west."""
+    view = selectors.player_view_get(match=match, seat=0)
+    assert view["view"]["turn"] == 0
+    services.action_submit(match_id=match.pk, seat_index=0, action={"type": "pass"}, user=user)
+    return Match.objects.get(pk=match.pk).seq
+
+
+def test_a_worker_plays_a_match_of_four_computer_players_to_the_end(real_broker):
+    user, match = person_and_computers(target_score=5)
+    worker = Worker(real_broker).start()
+    try:
+        services.match_leave(match_id=match.pk, user=user)  # now four computer players
+        wait_until(
+            lambda: Match.objects.get(pk=match.pk).status == "finished", 240, "the match to end"
+        )
+    finally:
+        worker.stop()
+    match.refresh_from_db()
+    assert max(match.score_ns, match.score_we) >= 5
+    seqs = list(Event.objects.filter(match=match).values_list("seq", flat=True))
+    assert sorted(seqs) == list(range(1, match.seq + 1))
+    assert "play_computer_turn" in worker.log()
+
+
+def test_a_move_whose_worker_was_killed_is_applied_exactly_once_after_a_restart(real_broker):
+    user, match = person_and_computers()
+    slow = Worker(real_broker, COMPUTER_MOVE_DELAY="4", CELERY_VISIBILITY_TIMEOUT="2").start()
+    try:
+        seq = person_passes(match, user)
+        slow.wait_for_log("play_computer_turn[", 20)
+    finally:
+        slow.kill()  # mid-task: west has not moved
+    assert Match.objects.get(pk=match.pk).seq == seq
+
+    fresh = Worker(real_broker, CELERY_VISIBILITY_TIMEOUT="2").start()
+    try:
+        wait_until(
+            lambda: Match.objects.get(pk=match.pk).awaiting_computer is False,
+            60,
+            "the computer players to move until south's turn",
+        )
+    finally:
+        fresh.stop()
+    west_moves = Event.objects.filter(match=match, seq=seq + 1)
+    assert [(e.seat, e.type) for e in west_moves] == [(1, "bid")]
+    first_round = Event.objects.filter(match=match, type="bid", seq__gt=seq, seq__lte=seq + 3)
+    assert sorted(e.seat for e in first_round) == [1, 2, 3][: first_round.count()]
+    assert Event.objects.filter(match=match, seq__gt=seq, seat=1).count() <= 2  # bid (+discard)
+    seqs = list(Event.objects.filter(match=match).values_list("seq", flat=True))
+    assert sorted(seqs) == list(range(1, Match.objects.get(pk=match.pk).seq + 1))
+
+
+def test_a_persons_action_commits_while_the_broker_is_down_and_the_computer_moves_later(
+    real_broker, settings
+):
+    """The API process loses the broker (it publishes to a port where nothing answers,
+    as in a network partition or a Redis outage); the worker keeps its own connection."""
+    worker = Worker(real_broker).start()
+    try:
+        user, match = person_and_computers()
+        use_broker(UNREACHABLE)
+
+        started = time.monotonic()
+        seq = person_passes(match, user)
+        elapsed = time.monotonic() - started
+        assert elapsed < 3, f"the action took {elapsed:.1f}s with the broker down"
+        assert Event.objects.filter(match=match, seq=seq, seat=0, type="bid").exists()
+        assert Match.objects.get(pk=match.pk).awaiting_computer
+        time.sleep(1)
+        assert Match.objects.get(pk=match.pk).seq == seq  # the turn never reached a worker
+
+        use_broker(real_broker)  # the broker is back
+        settings.COMPUTER_TURN_STALE_AFTER = 0
+        assert sweep_waiting_matches() == 1  # what celery beat runs every few seconds
+        wait_until(
+            lambda: Match.objects.get(pk=match.pk).seq > seq, 60, "the computer player to move"
+        )
+        assert Event.objects.get(match=match, seq=seq + 1).seat == 1
+    finally:
+        worker.stop()
+
+
+def test_the_sweep_runs_on_a_beat_schedule():
+    schedule = celery_app.conf.beat_schedule
+    assert schedule["sweep-waiting-matches"]["task"] == "bots.tasks.sweep_waiting_matches"
+    assert sweep_waiting_matches.name == "bots.tasks.sweep_waiting_matches"
