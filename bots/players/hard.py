@@ -114,6 +114,8 @@ def candidates(seen: Seen) -> list[dict[str, Any]]:
     cards = sorted((CARD[a["card"]] for a in legal), key=lambda c: (eff[c], power[c]))
     keep = []
     known = seen.gone | seen.hand
+    for c in seen.trick_cards:  # a card in this trick between two of ours tells them apart
+        known &= ~(1 << c)
     for c in cards:
         if keep:
             prev = keep[-1]

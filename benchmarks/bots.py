@@ -1,0 +1,93 @@
+"""How long the Hard computer player takes to decide, on one core.
+
+    .venv/bin/python benchmarks/bots.py                    # 300 decisions, the default budget
+    .venv/bin/python benchmarks/bots.py --decisions 500 --samples 24 --playouts 120
+
+Plays seeded matches of Hard (seats 0 and 2) against Medium and times every
+Hard decision that has more than one legal action (a single legal action is
+answered at once and not counted): the whole call, from the seat's view to the
+action, as a computer seat or a hint makes it. Prints the median, 95th
+percentile and maximum, by kind of decision too, and the playouts per second
+(hands played to the end from a dealt-out position). The goal is p95 <= 250 ms.
+The process runs on one core; the machine may be shared, so run it when it is
+quiet.
+"""
+
+import argparse
+import os
+import random
+import statistics
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from bots.players import PLAYERS  # noqa: E402
+from bots.players.hard import DEFAULT_BUDGET, Budget, search  # noqa: E402
+from games import engine as E  # noqa: E402
+
+
+def pct(values: list[float], q: float) -> float:
+    values = sorted(values)
+    return values[min(len(values) - 1, int(q * len(values)))]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--decisions", type=int, default=300)
+    parser.add_argument("--samples", type=int, default=DEFAULT_BUDGET.samples)
+    parser.add_argument("--playouts", type=int, default=DEFAULT_BUDGET.playouts)
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+    if hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
+    budget = Budget(samples=args.samples, playouts=args.playouts)
+    medium = PLAYERS["medium"]
+    rng = random.Random(args.seed)
+    times: list[tuple[str, float]] = []
+    playouts = 0
+    search_time = 0.0
+    match = 0
+    while len(times) < args.decisions:
+        state = E.MatchState(E.Options(), first_dealer=match % 4)
+        match += 1
+        while state.phase != E.FINISHED and len(times) < args.decisions:
+            state.deal(E.seeded_deck(rng))
+            while state.turn is not None:
+                seat = state.turn
+                view = E.player_view(state, seat)
+                if seat % 2 == 0 and len(view["legal_actions"]) > 1:
+                    start = time.perf_counter()
+                    result = search(view, random.Random(len(times)), budget)
+                    elapsed = time.perf_counter() - start
+                    times.append((state.phase, elapsed))
+                    playouts += result.playouts
+                    search_time += elapsed
+                    action = result.action
+                else:
+                    action = medium(view, rng)
+                state.apply_action(seat, E.action_from_dict(action))
+    every = [t for _, t in times]
+    ms = 1000
+    print(
+        f"Hard, {budget.samples} deals / {budget.playouts} playouts a decision, "
+        f"{len(every)} decisions over {match} matches (one core)"
+    )
+    print(
+        f"  all       p50 {pct(every, 0.5) * ms:6.1f} ms   p95 {pct(every, 0.95) * ms:6.1f} ms"
+        f"   max {max(every) * ms:6.1f} ms   mean {statistics.fmean(every) * ms:6.1f} ms"
+    )
+    for phase in ("bid1", "bid2", "discard", "play"):
+        some = [t for p, t in times if p == phase]
+        if some:
+            print(
+                f"  {phase:8}  p50 {pct(some, 0.5) * ms:6.1f} ms   p95 {pct(some, 0.95) * ms:6.1f}"
+                f" ms   max {max(some) * ms:6.1f} ms   ({len(some)} decisions)"
+            )
+    print(f"  playouts per second: {playouts / search_time:,.0f} (including dealing the samples)")
+    goal = pct(every, 0.95) <= 0.250
+    print(f"  goal p95 <= 250 ms: {'met' if goal else 'NOT met'}")
+
+
+if __name__ == "__main__":
+    main()
