@@ -3,11 +3,14 @@
 import random
 from typing import Any
 
+from django.utils import timezone
+
+from bots.hints import recommend
 from bots.players import choose_action
 from games import engine as E
 from games import eventlog
 from games.errors import Conflict
-from games.models import Match, SeatKind
+from games.models import Hint, HintStatus, Match, SeatKind
 from games.services import action_submit
 
 
@@ -33,3 +36,23 @@ def computer_turn_play(*, match_id: Any, expected_seq: int) -> bool:
     except Conflict:
         return False  # someone else moved first: this task is stale
     return True
+
+
+def hint_compute(*, hint_id: Any) -> str:
+    """Work out a pending hint with the seat's own view, unless the match moved on."""
+    hint = Hint.objects.select_related("match").filter(pk=hint_id).first()
+    if hint is None or hint.status != HintStatus.PENDING:
+        return "gone"
+    if hint.match.seq != hint.seq:
+        hint.status = HintStatus.STALE
+    else:
+        view = E.player_view(eventlog.load(hint.match).state, hint.seat)
+        advice = recommend(view, random.Random(f"hint:{hint.pk}"))
+        hint.status, hint.action, hint.explanation = (
+            HintStatus.DONE,
+            advice["action"],
+            advice["explanation"],
+        )
+    hint.completed_at = timezone.now()
+    hint.save(update_fields=["status", "action", "explanation", "completed_at"])
+    return hint.status

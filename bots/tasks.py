@@ -7,7 +7,7 @@ from celery import shared_task
 from django.conf import settings
 from django.utils import timezone
 
-from bots.services import computer_turn_play
+from bots.services import computer_turn_play, hint_compute
 from games.models import Match, MatchStatus
 from games.turns import enqueue_computer_turn
 
@@ -32,3 +32,8 @@ def sweep_waiting_matches() -> int:
         status=MatchStatus.ACTIVE, awaiting_computer=True, updated_at__lt=cutoff
     ).values_list("pk", "seq")
     return sum(enqueue_computer_turn(pk, seq) for pk, seq in waiting.iterator())
+
+
+@shared_task(acks_late=True, reject_on_worker_lost=True, ignore_result=True)
+def compute_hint(hint_id: str) -> str:
+    return hint_compute(hint_id=hint_id)

@@ -159,6 +159,9 @@ CELERY_BROKER_CONNECTION_TIMEOUT = 2
 # A task that a dead worker had taken is handed out again after this many seconds.
 CELERY_BROKER_TRANSPORT_OPTIONS = {
     "visibility_timeout": int(os.environ.get("CELERY_VISIBILITY_TIMEOUT", "300")),
+    # How often workers look for such tasks: every interval x throttle seconds.
+    "unacked_restore_interval": int(os.environ.get("CELERY_UNACKED_RESTORE_INTERVAL", "10")),
+    "unacked_restore_throttle": int(os.environ.get("CELERY_UNACKED_RESTORE_THROTTLE", "10")),
     "socket_connect_timeout": 2,
     "socket_timeout": 5,
 }

@@ -17,6 +17,8 @@ api = [
     path("matches/<str:match_id>/actions", apis.MatchActionApi.as_view(), name="match-actions"),
     path("matches/<str:match_id>/events", apis.MatchEventsApi.as_view(), name="match-events"),
     path("matches/<str:match_id>/replay", apis.MatchReplayApi.as_view(), name="match-replay"),
+    path("matches/<str:match_id>/hints", apis.HintRequestApi.as_view(), name="match-hints"),
+    path("hints/<str:hint_id>", apis.HintDetailApi.as_view(), name="hint"),
     path("schema", SpectacularAPIView.as_view(), name="schema"),
     path("docs", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
 ]

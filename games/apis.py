@@ -18,10 +18,10 @@ from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
 from bots.players import PLAYERS
-from games import selectors, services
+from games import hints, selectors, services
 from games.api_support import ErrorSerializer, StrictBooleanField, StrictSerializer
 from games.errors import Conflict
-from games.models import MatchStatus
+from games.models import HintStatus, MatchStatus
 
 ERRORS = {code: ErrorSerializer for code in (400, 401, 404, 409, 413, 422, 429)}
 
@@ -378,3 +378,36 @@ class MatchReplayApi(APIView):
         if match.status != MatchStatus.FINISHED:
             raise Conflict("match_not_finished", "A replay is available once the match is over.")
         return Response(selectors.replay_get(match=match))
+
+
+# ---------------------------------------------------------------- hints
+
+
+class HintSerializer(serializers.Serializer):
+    id = serializers.UUIDField()
+    match = serializers.UUIDField()
+    seat = serializers.IntegerField()
+    seq = serializers.IntegerField(help_text="The position the hint is for.")
+    status = serializers.ChoiceField(choices=HintStatus.choices)
+    action = serializers.DictField(allow_null=True, help_text="The suggested action, when done.")
+    explanation = serializers.CharField(allow_null=True)
+
+
+class HintRequestApi(APIView):
+    throttle_classes = [ScopedRateThrottle]
+    throttle_scope = "actions"
+
+    @extend_schema(
+        request=None,
+        responses={202: HintSerializer, **ERRORS},
+        summary="Ask for a hint on your turn; poll /hints/{id} for it",
+    )
+    def post(self, request: Request, match_id: str) -> Response:
+        hint = hints.hint_request(match_id=match_id, user=request.user)
+        return Response(hints.hint_body(hint), status=202)
+
+
+class HintDetailApi(APIView):
+    @extend_schema(responses={200: HintSerializer, **ERRORS}, summary="A hint you asked for")
+    def get(self, request: Request, hint_id: str) -> Response:
+        return Response(hints.hint_body(hints.hint_get(hint_id=hint_id, user=request.user)))

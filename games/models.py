@@ -186,3 +186,33 @@ class IdempotentResponse(models.Model):
 
     def __str__(self) -> str:
         return f"idempotency key {self.key} of user {self.user_id}"
+
+
+class HintStatus(models.TextChoices):
+    PENDING = "pending", "being worked out"
+    DONE = "done", "ready"
+    STALE = "stale", "the match moved on first"
+    FAILED = "failed", "could not be worked out"
+
+
+class Hint(models.Model):
+    """A player's request for a suggested action, answered by a worker."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="hints")
+    seat = models.PositiveSmallIntegerField()
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE)
+    seq = models.PositiveIntegerField(help_text="The match's newest event when asked.")
+    status = models.CharField(max_length=16, choices=HintStatus, default=HintStatus.PENDING)
+    action = models.JSONField(null=True, blank=True)
+    explanation = models.TextField(blank=True, default="")
+    created_at = models.DateTimeField(auto_now_add=True)
+    completed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["match", "seat", "seq"], name="hint_one_per_turn"),
+        ]
+
+    def __str__(self) -> str:
+        return f"hint {self.id} ({self.status})"

@@ -8,10 +8,10 @@ from django.contrib.auth import get_user_model
 
 from bots.tasks import sweep_waiting_matches
 from euchre_service.celery import app as celery_app
-from games import selectors, services
-from games.models import Event, Match
+from games import hints, selectors, services
+from games.models import Event, Hint, Match
 from games.services import SeatSpec
-from tests.bots.worker_support import Worker, use_broker, wait_until
+from tests.bots.worker_support import ARTIFACTS, Worker, use_broker, wait_until
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -76,7 +76,12 @@ def test_a_move_whose_worker_was_killed_is_applied_exactly_once_after_a_restart(
         slow.kill()  # mid-task: west has not moved
     assert Match.objects.get(pk=match.pk).seq == seq
 
-    fresh = Worker(real_broker, CELERY_VISIBILITY_TIMEOUT="2").start()
+    fresh = Worker(
+        real_broker,
+        CELERY_VISIBILITY_TIMEOUT="2",
+        CELERY_UNACKED_RESTORE_INTERVAL="1",
+        CELERY_UNACKED_RESTORE_THROTTLE="1",
+    ).start()
     try:
         wait_until(
             lambda: Match.objects.get(pk=match.pk).awaiting_computer is False,
@@ -128,3 +133,25 @@ def test_the_sweep_runs_on_a_beat_schedule():
     schedule = celery_app.conf.beat_schedule
     assert schedule["sweep-waiting-matches"]["task"] == "bots.tasks.sweep_waiting_matches"
     assert sweep_waiting_matches.name == "bots.tasks.sweep_waiting_matches"
+
+
+def test_a_hint_comes_back_through_a_real_worker(real_broker):
+    user, match = person_and_computers()
+    worker = Worker(real_broker).start()
+    try:
+        started = time.monotonic()
+        hint = hints.hint_request(match_id=match.pk, user=user)
+        wait_until(
+            lambda: Hint.objects.get(pk=hint.pk).status != "pending",
+            30,
+            "the hint to be worked out",
+        )
+        elapsed = time.monotonic() - started
+    finally:
+        worker.stop()
+    done = Hint.objects.get(pk=hint.pk)
+    assert done.status == "done"
+    legal = selectors.player_view_get(match=match, seat=0)["view"]["legal_actions"]
+    assert done.action in legal
+    assert "compute_hint" in worker.log()
+    (ARTIFACTS / "hint-through-worker-seconds.txt").write_text(f"{elapsed:.3f}\n")

@@ -1,0 +1,70 @@
+"""Asking for a hint: recorded here, worked out by a worker (bots.tasks.compute_hint)."""
+
+import logging
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+
+from games import eventlog, selectors
+from games.errors import Conflict, NotFound, RuleViolation
+from games.models import Hint, MatchStatus
+
+log = logging.getLogger(__name__)
+
+
+def hint_request(*, match_id: Any, user: AbstractBaseUser) -> Hint:
+    """A hint for the caller's seat at the match's current position (the same one again if
+    already asked there). Only on the caller's own turn, and only where hints are allowed."""
+    match, seat = selectors.match_for_user(match_id=match_id, user=user)
+    if not match.hints_allowed:
+        raise RuleViolation("hints_disabled", "Hints are switched off in this match.")
+    if match.status != MatchStatus.ACTIVE:
+        raise Conflict("match_not_active", "Hints are given while a match is being played.")
+    if eventlog.load(match).state.turn != seat:
+        raise Conflict("not_your_turn", "A hint is for your own turn.", seq=match.seq)
+    with transaction.atomic():
+        hint, created = Hint.objects.get_or_create(
+            match=match, seat=seat, seq=match.seq, defaults={"user": user}
+        )
+        if created:
+            transaction.on_commit(lambda: _enqueue(hint.pk))
+    hint.refresh_from_db()
+    return hint
+
+
+def hint_get(*, hint_id: Any, user: AbstractBaseUser) -> Hint:
+    hint = None
+    if selectors.is_match_id(hint_id):  # hint ids are UUIDs too
+        hint = Hint.objects.filter(pk=hint_id, user=user).first()
+    if hint is None:
+        raise NotFound()
+    return hint
+
+
+def hint_body(hint: Hint) -> dict[str, Any]:
+    return {
+        "id": str(hint.pk),
+        "match": str(hint.match_id),
+        "seat": hint.seat,
+        "seq": hint.seq,
+        "status": hint.status,
+        "action": hint.action,
+        "explanation": hint.explanation or None,
+    }
+
+
+def _enqueue(hint_id: Any) -> None:
+    from bots.tasks import compute_hint
+
+    try:
+        if settings.CELERY_TASK_ALWAYS_EAGER:
+            compute_hint.apply((str(hint_id),))
+        else:
+            compute_hint.apply_async((str(hint_id),), retry=False)
+    except Exception:
+        log.warning("could not queue hint %s", hint_id)
+        Hint.objects.filter(pk=hint_id).update(
+            status="failed", explanation="The hint service is unavailable; try again."
+        )
