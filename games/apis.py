@@ -189,6 +189,7 @@ class MatchListCreateApi(APIView):
     @extend_schema(
         parameters=[MatchListCreateFilterSerializer],
         responses={200: MatchPageSerializer, **ERRORS},
+        operation_id="matches_list",
         summary="Your matches, newest first",
     )
     def get(self, request: Request) -> Response:

@@ -83,11 +83,6 @@ def test_django_deploy_checks_pass_at_warning_level():
     assert "no issues" in done.stdout
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="drf_spectacular.W001/W002 from games/apis.py: every view's InputSerializer is the "
-    "component 'InputRequest', and knox's logout views have no schema (fix asked for)",
-)
 def test_manage_check_deploy_passes_at_warning_level():
     """Everything `check --deploy` runs, the OpenAPI schema generation included."""
     done = run(["manage.py", "check", "--deploy", "--fail-level", "WARNING"], production_env())
