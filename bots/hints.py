@@ -26,7 +26,7 @@ from . import policy as P
 from .knowledge import CARD, SUIT, Seen
 from .players.hard import Budget, search
 
-HINT_BUDGET = Budget(samples=60, playouts=300)
+HINT_BUDGET = Budget(samples=96, playouts=480)
 
 
 def _join(names: list[str]) -> str:

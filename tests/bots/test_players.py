@@ -7,7 +7,7 @@ import pytest
 
 from bots.knowledge import read_view, sample_hidden
 from bots.players import DEFAULT_LEVEL, PLAYERS, choose_action
-from bots.players.hard import Budget, make_hard
+from bots.players.hard import Budget, make_hard, match_equity
 from games import engine as E
 from games.engine.cards import cards_of
 from games.engine.sampling import state_from_view
@@ -90,11 +90,10 @@ def test_a_player_cannot_see_other_hands(level):
 
 
 def test_hard_gives_the_same_action_for_the_same_seed():
-    for i, state in enumerate(POSITIONS[:6]):
+    player = make_hard(Budget(samples=24, playouts=120))
+    for i, state in enumerate(POSITIONS[::2]):
         view = E.player_view(state, state.turn)
-        assert choose_action("hard", view, random.Random(i)) == choose_action(
-            "hard", view, random.Random(i)
-        )
+        assert player(view, random.Random(i)) == player(view, random.Random(i))
 
 
 # ---------------------------------------------------------------- Medium's rules
@@ -170,3 +169,36 @@ def test_medium_wins_with_its_lowest_winning_card_as_the_last_to_play():
     assert state.tricks[-1][2] == 3  # East's right bower won; East leads.
     play(state, "KD 9D TD")
     assert medium(state) == {"type": "play", "card": "AD"}
+
+
+# ---------------------------------------------------------------- Hard
+
+
+def hard(state: E.MatchState) -> dict:
+    return choose_action("hard", E.player_view(state, state.turn), random.Random(0))
+
+
+def test_hard_orders_up_a_monster_and_passes_rubbish():
+    assert hard(new_hand(3, {0: "JH JD AH KH AC"}, "9H"))["type"] == "order_up"
+    assert hard(new_hand(3, {0: "9C TD QS 9S TC"}, "AH")) == {"type": "pass"}
+
+
+def test_hard_does_not_throw_away_a_trick_it_must_win():
+    # Spades trump; North, last to play, can win East's king of diamonds with the ace.
+    state = new_hand(
+        3,
+        {0: "9D TS QS KS AS", 1: "TD 9C TC QC KC", 2: "AD QD 9H TH JH", 3: "KD JS JC AH KH"},
+        "9S",
+    )
+    state.apply_action(0, E.order_up())
+    state.apply_action(3, E.discard(E.parse_card("AH")))
+    play(state, "AS 9C 9H JS KD 9D TD")
+    assert hard(state) == {"type": "play", "card": "AD"}
+
+
+def test_match_equity_is_even_at_even_scores_and_grows_with_the_lead():
+    equity = match_equity(10)
+    assert equity(0, 0) == pytest.approx(0.5) and equity(9, 9) == pytest.approx(0.5)
+    assert equity(9, 0) > equity(8, 6) > equity(5, 5) > equity(6, 8) > equity(0, 9)
+    assert equity(10, 3) == 1.0 and equity(3, 12) == 0.0
+    assert equity(6, 6) + equity(6, 6) == pytest.approx(1.0)
