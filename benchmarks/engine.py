@@ -21,6 +21,7 @@ the output says so.
 """
 
 import argparse
+import math
 import os
 import random
 import statistics
@@ -39,6 +40,7 @@ def play_hands(hands: int, rng: random.Random, decks: list | None = None) -> flo
     seeded_deck = E.seeded_deck
     FINISHED = E.FINISHED
     rand = rng.random
+    floor = math.floor
     state = MatchState(options, first_dealer=3)
     start = time.perf_counter()
     for i in range(hands):
@@ -47,7 +49,7 @@ def play_hands(hands: int, rng: random.Random, decks: list | None = None) -> flo
         state.deal(seeded_deck(rng) if decks is None else decks[i])
         while state.turn is not None:  # None between hands and at the end of the match
             legal = state.legal_actions()
-            state.apply_action(state.turn, legal[int(rand() * len(legal))])
+            state.apply_action(state.turn, legal[floor(rand() * len(legal))])  # uniform
     return time.perf_counter() - start
 
 

@@ -88,6 +88,9 @@ _PLAYS = _ActionsByMask(A.PLAY_ACTIONS)
 
 # LED_MASK[trump][card]: the cards that follow `card` when it is led (its effective suit).
 LED_MASK = tuple(tuple(SUIT_MASK[t][EFFECTIVE_SUIT[t][c]] for c in range(24)) for t in range(4))
+# LED_STRENGTH[trump][card]: how strong each card is in a trick that `card` leads
+# (cards.STRENGTH for the led suit: higher wins, 0 cannot win).
+LED_STRENGTH = tuple(tuple(STRENGTH[t][EFFECTIVE_SUIT[t][c]] for c in range(24)) for t in range(4))
 
 # Round one: pass, order up, and order up alone when going alone is on.
 _BID1_LEGAL = {
@@ -172,12 +175,14 @@ class MatchState:
         "last_hand",
         "_next",
         "_order",
-        "_trick_size",
         "_legal",
         "_eff",
         "_led_mask",
         "_follow",
-        "_strength",
+        "_led_strength",
+        "_trick_strength",
+        "_top",
+        "_winning",
     )
 
     def __init__(self, options: Options | None = None, first_dealer: int = 3) -> None:
@@ -218,12 +223,14 @@ class MatchState:
         self.tricks_won = [0, 0, 0, 0]
         self._next = NEXT_SEAT[0]
         self._order = TRICK_ORDER[0]
-        self._trick_size = 4
         self._legal: tuple[A.Action, ...] | None = None
         self._eff: tuple[int, ...] = ()  # EFFECTIVE_SUIT[trump]
         self._led_mask: tuple[int, ...] = ()  # LED_MASK[trump]
         self._follow = 0  # the cards that follow the current trick's lead; 0 before the lead
-        self._strength: tuple[tuple[int, ...], ...] = ()  # STRENGTH[trump]
+        self._led_strength: tuple[tuple[int, ...], ...] = ()  # LED_STRENGTH[trump]
+        self._trick_strength: tuple[int, ...] = ()  # card strengths for this trick's lead
+        self._top = 0  # the strength of the card winning the trick so far
+        self._winning: int | None = None  # the seat that played it
 
     @property
     def trick_seats(self) -> list[int]:
@@ -241,16 +248,46 @@ class MatchState:
     def clone(self) -> "MatchState":
         """An independent copy (lists copied; tuples, ints and the options are shared)."""
         other = MatchState.__new__(MatchState)
-        for name in MatchState.__slots__:
-            setattr(other, name, getattr(self, name))
+        # Every slot, spelt out (a loop over __slots__ with getattr/setattr is ten times
+        # slower, and playouts clone a lot); a test checks that none is missing.
+        other.options = self.options
         other.scores = self.scores[:]
+        other.dealer = self.dealer
+        other.hand_number = self.hand_number
+        other.phase = self.phase
+        other.turn = self.turn
+        other.winner = self.winner
+        other.deck = self.deck
         other.hands = self.hands[:]
         other.kitty = self.kitty[:]
+        other.upcard = self.upcard
+        other.upcard_fate = self.upcard_fate
+        other.turned_down = self.turned_down
         other.bids = self.bids[:]
+        other.passes = self.passes
+        other.trump = self.trump
+        other.maker = self.maker
+        other.maker_round = self.maker_round
+        other.alone = self.alone
+        other.defender_alone = self.defender_alone
+        other.defend_order = self.defend_order
         other.out = self.out[:]
+        other.discarded = self.discarded
+        other.leader = self.leader
         other.trick_cards = self.trick_cards[:]
         other.tricks = self.tricks[:]
         other.tricks_won = self.tricks_won[:]
+        other.last_hand = self.last_hand
+        other._next = self._next
+        other._order = self._order
+        other._legal = self._legal
+        other._eff = self._eff
+        other._led_mask = self._led_mask
+        other._follow = self._follow
+        other._led_strength = self._led_strength
+        other._trick_strength = self._trick_strength
+        other._top = self._top
+        other._winning = self._winning
         return other
 
     # ------------------------------------------------------------------ the deal
@@ -323,18 +360,32 @@ class MatchState:
             legal = self.legal_actions()
         if action not in legal:
             raise self.explain_illegal(seat, action)
-        self._legal = None
         if self.phase == PLAY:
             card = action[1]
-            self.hands[seat] ^= BIT[card]
+            hands = self.hands
+            hands[seat] ^= BIT[card]
             cards = self.trick_cards
-            if not cards:
+            if cards:
+                strength = self._trick_strength[card]
+                if strength > self._top:  # the best card so far
+                    self._top = strength
+                    self._winning = seat
+            else:  # the lead: which cards follow it, and how strong each card is now
                 self._follow = self._led_mask[card]
+                by_strength = self._trick_strength = self._led_strength[card]
+                self._top = by_strength[card]
+                self._winning = seat
             cards.append(card)
-            if len(cards) < self._trick_size:
-                self.turn = self._next[seat]
+            turn = self._next[seat]
+            if turn != self.leader:
+                # The trick goes on: the next seat's legal plays, ready for legal_actions().
+                self.turn = turn
+                hand = hands[turn]
+                self._legal = _PLAYS[hand & self._follow or hand]
                 return _NO_OUTCOMES
+            self._legal = None
             return self._trick_done()
+        self._legal = None
         action = legal[legal.index(action)]  # the shared instance, whatever was passed in
         self.bids.append((seat, action))
         phase = self.phase
@@ -388,7 +439,7 @@ class MatchState:
         self.trump = suit
         self._eff = EFFECTIVE_SUIT[suit]
         self._led_mask = LED_MASK[suit]
-        self._strength = STRENGTH[suit]
+        self._led_strength = LED_STRENGTH[suit]
         self.maker = seat
         self.maker_round = round_
         self.alone = alone
@@ -416,29 +467,26 @@ class MatchState:
         return self._start_play()
 
     def _start_play(self) -> tuple:
-        out = self.out
-        out_mask = out[0] | out[1] << 1 | out[2] << 2 | out[3] << 3
-        self._next = NEXT_SEAT[out_mask]
-        self._order = TRICK_ORDER[out_mask]
-        self._trick_size = 4 - out_mask.bit_count()
         lead_from = self.dealer
-        lone_lead = self.options.lone_lead
-        if self.alone and (
-            lone_lead == "loner_left" or (lone_lead == "canadian" and self.maker_round == 1)
-        ):
-            lead_from = self.maker
-        self.leader = self._next[lead_from]  # the seat after, skipping any that sits out
-        self.turn = self.leader
+        if self.alone or self.defender_alone is not None:
+            out = self.out
+            out_mask = out[0] | out[1] << 1 | out[2] << 2 | out[3] << 3
+            self._next = NEXT_SEAT[out_mask]
+            self._order = TRICK_ORDER[out_mask]
+            lone_lead = self.options.lone_lead
+            if self.alone and (
+                lone_lead == "loner_left" or (lone_lead == "canadian" and self.maker_round == 1)
+            ):
+                lead_from = self.maker
+        # (with no one sitting out, _next and _order keep the four-seat tables of the deal)
+        self.leader = self.turn = self._next[lead_from]  # skipping a seat that sits out
         self.phase = PLAY
         return _NO_OUTCOMES
 
     def _trick_done(self) -> tuple:
-        cards = self.trick_cards
-        seats = self._order[self.leader]
-        strength = self._strength[self._eff[cards[0]]]
-        winner = seats[cards.index(max(cards, key=strength.__getitem__))]
+        winner = self._winning  # the highest trump, else the highest card of the suit led
         tricks = self.tricks
-        tricks.append((seats, tuple(cards), winner))
+        tricks.append((self._order[self.leader], tuple(self.trick_cards), winner))
         self.tricks_won[winner] += 1
         self.trick_cards = []
         self._follow = 0
@@ -473,7 +521,8 @@ class MatchState:
             "makers_tricks": taken,
             "scores": self.scores[:],
         }
-        self.last_hand = {**scored, "scores": self.scores[:]}  # not shared with the caller
+        self.last_hand = last = scored.copy()  # not shared with the caller
+        last["scores"] = self.scores[:]
         if self.scores[team] >= self.options.target_score:
             self.winner = team
             self.phase = FINISHED

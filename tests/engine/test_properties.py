@@ -84,6 +84,8 @@ def check_hand_result(state: MatchState, outcomes: list[dict], before: list[int]
         assert state.trump is None and not state.tricks
         assert state.scores == before
         return
+    for seats, cards, winner in state.tricks:  # against the reference function of cards.py
+        assert winner == seats[E.trick_winner_index(cards, state.trump)]
     trick_sizes = {len(cards) for _, cards, _ in state.tricks}
     assert len(state.tricks) == 5 and sum(state.tricks_won) == 5
     assert trick_sizes == {4 - sum(state.out)}
@@ -234,3 +236,18 @@ def test_a_clone_is_independent_of_its_original(options, seed, first_dealer):
         legal = copy.legal_actions()
         copy.apply_action(copy.turn, legal[rng.randrange(len(legal))])
     assert E.full_view(state) == view
+
+
+def test_clone_copies_every_slot_and_shares_no_list():
+    rng = random.Random(8)
+    state = E.MatchState(E.Options(defending_alone=True), first_dealer=2)
+    state.deal(E.seeded_deck(rng))
+    for _ in range(9):
+        legal = state.legal_actions()
+        state.apply_action(state.turn, legal[rng.randrange(len(legal))])
+    copy = state.clone()
+    for name in MatchState.__slots__:
+        mine, theirs = getattr(state, name), getattr(copy, name)
+        assert theirs == mine, name
+        if isinstance(mine, list):
+            assert theirs is not mine, name
