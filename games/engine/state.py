@@ -71,20 +71,31 @@ _NO_OUTCOMES: tuple = ()
 _PASS = A.PASS_ACTION
 
 
+def _by_byte(by_card: tuple[A.Action, ...]) -> tuple[tuple[tuple[A.Action, ...], ...], ...]:
+    """[k][b]: the actions on the cards whose bits are set in value b of byte k of a mask."""
+    return tuple(
+        tuple(tuple(by_card[8 * k + i] for i in range(8) if b >> i & 1) for b in range(256))
+        for k in range(3)
+    )
+
+
 class _ActionsByMask(dict):
     """mask -> the actions on those cards, in card order; each built once, then shared."""
 
     def __init__(self, by_card: tuple[A.Action, ...]) -> None:
         super().__init__()
-        self.by_card = by_card
+        self.by_byte = _by_byte(by_card)
 
     def __missing__(self, mask: int) -> tuple[A.Action, ...]:
-        actions = self[mask] = tuple(self.by_card[c] for c in cards_of(mask))
+        low, mid, high = self.by_byte
+        actions = self[mask] = low[mask & 255] + mid[mask >> 8 & 255] + high[mask >> 16]
         return actions
 
 
 # At most 55,454 sets of one to five cards: a few megabytes once every set has come up.
 _PLAYS = _ActionsByMask(A.PLAY_ACTIONS)
+# The dealer's six cards come up once a hand, among 134,596 sets: built each time, not kept.
+_DISCARD_LOW, _DISCARD_MID, _DISCARD_HIGH = _by_byte(A.DISCARD_ACTIONS)
 
 # LED_MASK[trump][card]: the cards that follow `card` when it is led (its effective suit).
 LED_MASK = tuple(tuple(SUIT_MASK[t][EFFECTIVE_SUIT[t][c]] for c in range(24)) for t in range(4))
@@ -338,8 +349,10 @@ class MatchState:
             stuck = options.stick_the_dealer and self.turn == self.dealer
             legal = _BID2_LEGAL[self.turned_down, options.going_alone, stuck]
         elif phase == DISCARD:
-            # six cards, once a hand: built each time rather than cached (134,596 sets)
-            legal = tuple(map(A.DISCARD_ACTIONS.__getitem__, cards_of(self.hands[self.dealer])))
+            mask = self.hands[self.dealer]
+            legal = (
+                _DISCARD_LOW[mask & 255] + _DISCARD_MID[mask >> 8 & 255] + _DISCARD_HIGH[mask >> 16]
+            )
         elif phase == DEFEND:
             legal = _DEFEND_LEGAL
         else:
@@ -413,7 +426,7 @@ class MatchState:
             else:
                 self.turn = (seat + 1) % 4
             return _NO_OUTCOMES
-        self._make_trump(seat, suit_of(self.upcard), action.alone, 1)
+        self._make_trump(seat, self.upcard // 6, action.alone, 1)  # the upcard's suit
         if self.out[self.dealer]:
             # The dealer's partner went alone: the dealer sits out and does not pick up.
             self.upcard_fate = "stays_in_kitty"
@@ -496,8 +509,9 @@ class MatchState:
         return ({"type": "trick_won", "seat": winner, "trick": 5}, *self._score_hand())
 
     def _score_hand(self) -> tuple:
-        makers = team_of(self.maker)
-        taken = self.tricks_won[makers] + self.tricks_won[makers + 2]
+        makers = self.maker % 2  # the makers' team
+        won = self.tricks_won
+        taken = won[makers] + won[makers + 2]
         if taken == 5:
             team, points, kind = (
                 makers,
