@@ -106,7 +106,7 @@ def check_hand_result(state: MatchState, outcomes: list[dict], before: list[int]
         assert points == (4 if state.defender_alone is not None else 2)
 
 
-@property_test(300)
+@property_test(1000)
 @given(options=options_st, seed=seeds, first_dealer=seats)
 def test_random_matches_keep_every_rule_of_the_hand_and_the_match(options, seed, first_dealer):
     rng = random.Random(seed)
@@ -140,7 +140,7 @@ def test_random_matches_keep_every_rule_of_the_hand_and_the_match(options, seed,
     assert not options.stick_the_dealer
 
 
-@property_test(100)
+@property_test(300)
 @given(options=options_st, seed=seeds, first_dealer=seats)
 def test_every_legal_action_applies_and_every_other_raises_and_changes_nothing(
     options, seed, first_dealer
@@ -179,7 +179,7 @@ def test_every_legal_action_applies_and_every_other_raises_and_changes_nothing(
             state.apply_action(seat, legal[rng.randrange(len(legal))])
 
 
-@property_test(100)
+@property_test(200)
 @given(options=options_st, seed=seeds, first_dealer=seats)
 def test_replaying_the_recorded_setup_decks_and_actions_gives_the_same_state(
     options, seed, first_dealer
@@ -218,7 +218,7 @@ def test_replaying_the_recorded_setup_decks_and_actions_gives_the_same_state(
         assert E.player_view(replay, seat) == E.player_view(state, seat)
 
 
-@property_test(100)
+@property_test(200)
 @given(options=options_st, seed=seeds, first_dealer=seats)
 def test_a_clone_is_independent_of_its_original(options, seed, first_dealer):
     rng = random.Random(seed)
