@@ -10,10 +10,12 @@ seat on a player's left is seat + 1, and a team is seat % 2 (0: south-north,
 1: west-east).
 
 Speed: computer players run many thousands of random playouts per decision, so
-the play loop is kept short. Hands are card bitmasks; the legal actions for a
-set of cards are built once and shared (the same tuple every time that set
-comes up); everything that depends only on trump, on who sits out or on the
-options is looked up in tables made when it is fixed, not recomputed per card;
+the play loop is kept short (benchmarks/engine.py measures it). Hands are card
+bitmasks; the legal plays for a set of cards are built once and shared (the
+same tuple every time that set comes up); everything that depends only on
+trump, on who sits out or on the options is looked up in tables made when it is
+fixed, not recomputed per card; as each card is played, apply_action keeps the
+trick's winner so far and works out the next seat's legal plays, and
 `legal_actions()` is cached until the next action.
 """
 
@@ -366,8 +368,10 @@ class MatchState:
         """Apply one seat's action. Returns what followed from it (tricks won, the
         hand's score, the end of the match) as JSON-ready dicts; raises RuleError,
         changing nothing, if the action is not allowed."""
-        if seat != self.turn:
+        turn = self.turn
+        if seat != turn:
             raise self._not_your_turn(seat)
+        seat = turn  # the engine's own int, however the caller wrote it (2.0, True)
         legal = self._legal
         if legal is None:
             legal = self.legal_actions()
@@ -375,6 +379,8 @@ class MatchState:
             raise self.explain_illegal(seat, action)
         if self.phase == PLAY:
             card = action[1]
+            if type(card) is not int:  # an equal action spelt oddly (True, 5.0): use ours
+                card = legal[legal.index(action)][1]
             hands = self.hands
             hands[seat] ^= BIT[card]
             cards = self.trick_cards
@@ -566,6 +572,7 @@ class MatchState:
             return RuleError("wrong_phase", f"No one can act now: {self._phase_words()}.")
         if seat not in (0, 1, 2, 3):
             return RuleError("invalid_seat", "A seat is a number from 0 to 3.")
+        seat = (0, 1, 2, 3).index(seat)  # 2.0 or True: the seat it equals
         if self.out[seat]:
             return RuleError("sitting_out", "You sit this hand out: your partner went alone.")
         return RuleError(
@@ -576,12 +583,16 @@ class MatchState:
         """The reason `action` is not legal for `seat` now, as a RuleError (not raised)."""
         if seat != self.turn:
             return self._not_your_turn(seat)
+        seat = self.turn
         if not isinstance(action, A.Action) or action.type not in A.ACTION_TYPES:
             return RuleError("invalid_action", "That is not an action.")
         phase = self.phase
         if action.type not in _PHASE_ACTIONS.get(phase, ()):
             return RuleError("wrong_phase", f"You cannot {action.type} now: {self._phase_words()}.")
-        if action.card is not None and action.card not in range(24):
+        card = action.card
+        if (card is not None or action.type in (A.PLAY, A.DISCARD)) and (
+            type(card) is not int or not 0 <= card < 24
+        ):
             return RuleError("invalid_card", "That is not a card.")
         if action.alone and not self.options.going_alone:
             return RuleError("going_alone_disabled", "Going alone is switched off in this match.")
@@ -591,7 +602,7 @@ class MatchState:
                     "dealer_must_call",
                     "Stick the dealer: everyone else passed twice, so the dealer must name a suit.",
                 )
-            if action.suit == self.turned_down:
+            if type(action.suit) is int and action.suit == self.turned_down:
                 return RuleError(
                     "cannot_name_turned_down_suit",
                     f"{SUIT_NAMES[action.suit].capitalize()} were turned down this hand; "

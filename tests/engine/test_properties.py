@@ -6,6 +6,7 @@ so a failure shrinks to a seed and an option set that replay exactly.
 
 import random
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -251,3 +252,92 @@ def test_clone_copies_every_slot_and_shares_no_list():
         assert theirs == mine, name
         if isinstance(mine, list):
             assert theirs is not mine, name
+
+
+junk = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-30, 30),
+    st.floats(allow_nan=False),
+    st.text(max_size=3),
+    st.just(2.0),
+)
+malformed_actions = st.one_of(
+    st.builds(
+        A.Action,
+        type=st.sampled_from(A.ACTION_TYPES),
+        card=st.one_of(st.integers(0, 23), junk),
+        suit=st.one_of(st.integers(0, 3), junk),
+        alone=junk,
+    ),
+    st.builds(A.Action, type=st.text(max_size=8), card=junk, suit=junk, alone=junk),
+    junk,
+    st.dictionaries(st.text(max_size=5), junk, max_size=3),
+    st.tuples(st.sampled_from(A.ACTION_TYPES), junk),
+)
+
+
+@property_test(300)
+@given(
+    options=options_st,
+    seed=seeds,
+    steps=st.integers(0, 30),
+    actions=st.lists(malformed_actions, min_size=1, max_size=12),
+    seat=junk,
+)
+def test_any_action_at_all_is_applied_or_refused_with_a_rule_error(
+    options, seed, steps, actions, seat
+):
+    rng = random.Random(seed)
+    state = E.MatchState(options, 3)
+    state.deal(E.seeded_deck(rng))
+    for _ in range(steps):
+        if state.turn is None:
+            break
+        legal = state.legal_actions()
+        state.apply_action(state.turn, legal[rng.randrange(len(legal))])
+    for action in actions:
+        for who in (seat, state.turn):
+            before = snapshot(state)
+            try:
+                state.clone().apply_action(who, action)
+            except E.RuleError:
+                try:
+                    state.apply_action(who, action)
+                except E.RuleError:
+                    assert snapshot(state) == before
+                else:
+                    raise AssertionError("refused on a clone, applied on the state") from None
+
+
+@pytest.mark.parametrize(
+    "action",
+    [
+        A.Action("play"),
+        A.Action("play", card=5.0),
+        A.Action("play", card=-1),
+        A.Action("play", card="JH"),
+        A.Action("discard"),
+        A.Action("call", suit=2.0),
+    ],
+)
+def test_actions_with_malformed_fields_are_rule_errors(action):
+    state = E.MatchState(E.Options(), 3)
+    state.deal(E.seeded_deck(1))
+    state.apply_action(0, E.order_up())
+    state.apply_action(3, state.legal_actions()[0])
+    before = snapshot(state)
+    try:
+        state.apply_action(0, action)
+    except E.RuleError:
+        assert snapshot(state) == before
+
+
+def test_an_equal_action_spelt_oddly_is_applied_as_the_engine_own():
+    state = E.MatchState(E.Options(), 3)
+    state.deal(E.seeded_deck(1))
+    state.apply_action(0, E.order_up())
+    state.apply_action(3, state.legal_actions()[0])
+    card = state.legal_actions()[0].card
+    state.apply_action(0, A.Action("play", card=float(card)))
+    assert state.trick_cards == [card] and type(state.trick_cards[0]) is int
