@@ -1,6 +1,6 @@
 """How fast the rules engine plays: complete random hands per second on one core.
 
-    .venv/bin/python benchmarks/engine.py                 # 30 repeats of 2,000 hands each
+    .venv/bin/python benchmarks/engine.py                 # 60 repeats of 1,000 hands each
     .venv/bin/python benchmarks/engine.py --hands 10000 --repeats 10
     .venv/bin/python benchmarks/engine.py --seconds 0.5   # each repeat runs about 0.5 s
 
@@ -113,9 +113,9 @@ def timed_decks(rng: random.Random, n: int = 5000) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--hands", type=int, default=2000, help="hands per repeat")
+    parser.add_argument("--hands", type=int, default=1000, help="hands per repeat")
     parser.add_argument("--seconds", type=float, help="instead of --hands: seconds per repeat")
-    parser.add_argument("--repeats", type=int, default=30, help="repeats; the best is reported")
+    parser.add_argument("--repeats", type=int, default=60, help="repeats; the best is reported")
     parser.add_argument("--seed", type=int, default=2024)
     args = parser.parse_args()
 
