@@ -44,8 +44,8 @@ from .medium import rule_action
 
 @dataclass(frozen=True, slots=True)
 class Budget:
-    samples: int = 64  # deals of the hidden cards per decision, at most
-    playouts: int = 320  # playouts per decision over all candidate actions, at most
+    samples: int = 48  # deals of the hidden cards per decision, at most
+    playouts: int = 240  # playouts per decision over all candidate actions, at most
     seconds: float | None = None  # optional wall-clock cap (breaks determinism when hit)
     belief: float = 0.25  # odds of keeping a deal for each bid it does not explain
     tries: int = 12  # deals drawn per kept deal, at most, when weighing bids

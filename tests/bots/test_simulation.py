@@ -64,3 +64,9 @@ def test_the_command_refuses_bad_levels():
         call_command("simulate", "--games", "2", "--levels", "medium,expert")
     with pytest.raises(CommandError):
         call_command("simulate", "--games", "2", "--levels", "medium")
+
+
+def test_the_figures_do_not_depend_on_the_number_of_workers():
+    one = simulate(4, "medium", "easy", seed=8, workers=1).as_dict()
+    two = simulate(4, "medium", "easy", seed=8, workers=2).as_dict()
+    assert one == two
