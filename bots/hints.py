@@ -94,6 +94,12 @@ def _explain_bid1(seen: Seen, action: dict[str, Any]) -> str:
         if action.get("alone"):
             words += "; go alone, your hand can take all five tricks"
         return words
+    if pos == 0:
+        hand = P.after_pickup(seen.hand, seen.upcard)
+        return (
+            f"turn it down: even after picking up {up}, {_holding(hand, trump)}, "
+            f"not enough to make {suit} trump"
+        )
     count = _count_trumps(seen.hand, trump)
     if count == 0:
         reason = f"you hold no {suit}"
@@ -103,9 +109,6 @@ def _explain_bid1(seen: Seen, action: dict[str, Any]) -> str:
         reason = f"{_holding(seen.hand, trump)}, not enough to make {suit} trump"
     if pos in (1, 3):
         reason += f", and ordering it up would give {up} to the dealer, an opponent"
-    if pos == 0:
-        reason = f"turn it down: even with {up}, " + reason
-        return reason
     return "pass: " + reason
 
 

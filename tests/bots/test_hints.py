@@ -79,3 +79,12 @@ def test_a_hint_only_on_the_seats_turn():
     state = new_hand(3, {0: "JH AH QH AC 9S"}, "9H")
     with pytest.raises(ValueError):
         recommend(E.player_view(state, 1), random.Random(0))
+
+
+def test_the_dealer_turns_down_a_card_it_cannot_use():
+    state = new_hand(3, {3: "9C TD QS 9S TC"}, "9H")
+    for _ in range(3):
+        state.apply_action(state.turn, E.PASS)
+    h = hint(state)
+    assert h["action"] == {"type": "pass"}
+    assert h["explanation"].startswith("turn it down: even after picking up the 9 of hearts")
