@@ -4,6 +4,7 @@ Everything on 127.0.0.1; everything it starts it stops, by process group, at the
 """
 
 import http.client
+import json
 import os
 import secrets
 import signal
@@ -30,12 +31,12 @@ def with_path(url: str, path: str) -> str:
     return urlunsplit((parts.scheme, parts.netloc, path, parts.query, parts.fragment))
 
 
-def cpu_snapshot(own_groups: set[int]) -> dict[str, float]:
-    """CPU seconds used so far: by the benchmark's processes (its own and the process
-    groups it started), by PostgreSQL and Redis, and by everything else running here
-    (another program's work on the same cores disturbs the figures)."""
+def cpu_snapshot(own_groups: set[int]) -> dict[int, tuple[str, float]]:
+    """Every process's CPU seconds so far, with its kind: "benchmark" (this process and
+    the process groups it started), "servers" (PostgreSQL, Redis) or "other" (another
+    program on the same cores, which disturbs the figures)."""
     tick = os.sysconf("SC_CLK_TCK")
-    used = {"benchmark": 0.0, "servers": 0.0, "other": 0.0}
+    seen = {}
     for entry in os.scandir("/proc"):
         if not entry.name.isdigit():
             continue
@@ -46,13 +47,23 @@ def cpu_snapshot(own_groups: set[int]) -> dict[str, float]:
             continue
         comm = stat[stat.index("(") + 1 : stat.rindex(")")]
         fields = stat[stat.rindex(")") + 2 :].split()
-        pgid, seconds = int(fields[2]), (int(fields[11]) + int(fields[12])) / tick
-        if int(entry.name) == os.getpid() or pgid in own_groups:
-            used["benchmark"] += seconds
+        pid, pgid = int(entry.name), int(fields[2])
+        if pid == os.getpid() or pgid in own_groups:
+            kind = "benchmark"
         elif comm.startswith(("postgres", "redis-server")):
-            used["servers"] += seconds
+            kind = "servers"
         else:
-            used["other"] += seconds
+            kind = "other"
+        seen[pid] = (kind, (int(fields[11]) + int(fields[12])) / tick)
+    return seen
+
+
+def cpu_used(before: dict, after: dict) -> dict[str, float]:
+    """CPU seconds each kind used between two snapshots (processes that ended between
+    them are not counted)."""
+    used = {"benchmark": 0.0, "servers": 0.0, "other": 0.0}
+    for pid, (kind, seconds) in after.items():
+        used[kind] += seconds - before.get(pid, (kind, 0.0))[1]
     return used
 
 
@@ -146,6 +157,32 @@ class Stack:
 
         with psycopg.connect(self.database_url) as conn:
             return conn.execute(sql, params).fetchall()
+
+    def make_users(self, count: int) -> list[str]:
+        """`count` users, each with one knox token, made directly in the database (one
+        password hash for all: hashing is slow on purpose and not what is measured)."""
+        script = (
+            "import json, time, django; django.setup()\n"
+            "from django.contrib.auth import get_user_model\n"
+            "from django.contrib.auth.hashers import make_password\n"
+            "from knox.models import get_token_model\n"
+            "User, password = get_user_model(), make_password('bench-passphrase-123')\n"
+            f"stamp, tokens = int(time.time()), []\n"
+            f"for i in range({int(count)}):\n"
+            "    user = User.objects.create(username=f'bench{stamp}_{i}', password=password)\n"
+            "    tokens.append(get_token_model().objects.create(user=user)[1])\n"
+            "print(json.dumps(tokens))\n"
+        )
+        done = subprocess.run(
+            [sys.executable, "-c", script],
+            cwd=ROOT,
+            env=self.env(),
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=300,
+        )
+        return json.loads(done.stdout.strip().splitlines()[-1])
 
     def migrate(self) -> None:
         subprocess.run(

@@ -5,6 +5,7 @@ next to the framework's ceiling on this machine.
     .venv/bin/python benchmarks/api.py                       # 16 clients, 20 s a phase
     .venv/bin/python benchmarks/api.py --clients 32 --seconds 30
     .venv/bin/python benchmarks/api.py --bots worker         # computer turns on a Celery worker
+    .venv/bin/python benchmarks/api.py --bots none           # four people at each match
 
 What it does, all on 127.0.0.1, and stops by itself:
   1. makes a fresh PostgreSQL database (--database-url, default euchre_bench; dropped
@@ -17,10 +18,14 @@ What it does, all on 127.0.0.1, and stops by itself:
      turns run in the API process right after the action that made it their turn, and
      the action POST's latency includes them; --bots worker starts one Celery worker
      with the same settings, and clients poll GET until it is their turn again;
-  4. registers --clients users and gets each a token over HTTP;
+     --bots none: no computer players, four people at each match (four users per
+     client; the client plays whichever seat's turn it is), so every move is a POST;
+  4. registers one user and gets a token over HTTP, then makes the other users and
+     their tokens directly in the database (password hashing is slow on purpose);
   5. phase "action": every client, on its own keep-alive connection (one thread each),
-     creates a match against three computer players and plays it to the end, again
-     and again: GET the match view, POST its first legal action (with expected_seq);
+     creates a match (against three computer players, or with --bots none four people)
+     and plays it to the end, again and again: GET the match view, POST its first
+     legal action (with expected_seq);
   6. phase "ceiling": the same loop against /bench/ping: GET the caller's newest row,
      POST one row (token auth, the same throttle, strict JSON: the least a write
      endpoint does); then, for reference, a POST-only loop;
@@ -46,32 +51,38 @@ from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from benchmarks._server import Stack, cpu_snapshot  # noqa: E402
+from benchmarks._server import Stack, cpu_snapshot, cpu_used  # noqa: E402
 
 ACTION_TYPES = ("bid", "discard", "card_played")
 SEATS = [{"kind": "me"}, {"kind": "computer"}, {"kind": "computer"}, {"kind": "computer"}]
+PEOPLE = [{"kind": "me"}, {"kind": "open"}, {"kind": "open"}, {"kind": "open"}]
+VIEW = "GET /api/v1/matches/{id}"
+ACTION = "POST /api/v1/matches/{id}/actions"
 
 
 # ---------------------------------------------------------------- one client
 
 
 class Client:
-    """One keep-alive HTTP/1.1 connection to 127.0.0.1, reopened if the server closes it."""
+    """One keep-alive HTTP/1.1 connection to 127.0.0.1, reopened if the server closes it,
+    holding the tokens of one or more users (one per seat it plays)."""
 
-    def __init__(self, port: int, token: str | None = None) -> None:
+    def __init__(self, port: int, tokens: list[str] | None = None) -> None:
         self.port = port
-        self.token = token
+        self.tokens = tokens or []
         self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
         self.reconnects = 0
 
-    def call(self, method: str, path: str, body: dict | None = None) -> tuple[int, dict, float]:
+    def call(
+        self, method: str, path: str, body: dict | None = None, user: int = 0
+    ) -> tuple[int, dict, float]:
         headers = {"Host": "127.0.0.1", "Accept": "application/json"}
         data = None
         if body is not None:
             data = json.dumps(body).encode()
             headers["Content-Type"] = "application/json"
-        if self.token:
-            headers["Authorization"] = f"Token {self.token}"
+        if self.tokens:
+            headers["Authorization"] = f"Token {self.tokens[user]}"
         for attempt in range(2):
             start = time.perf_counter()
             try:
@@ -149,7 +160,7 @@ def play_matches(client: Client, window: Window, eager: bool, limit: int, tally:
         t = time.perf_counter()
         status, match, seconds = client.call("GET", f"/api/v1/matches/{match_id}")
         if window.measuring(t):
-            tally.record("GET /api/v1/matches/{id}", status, seconds, (200,))
+            tally.record(VIEW, status, seconds, (200,))
         if status != 200:
             tally.first_error = tally.first_error or f"view {status} {match}"
             match_id = None
@@ -174,9 +185,71 @@ def play_matches(client: Client, window: Window, eager: bool, limit: int, tally:
             {**legal[0], "expected_seq": match["seq"]},
         )
         if window.measuring(t):
-            tally.record("POST /api/v1/matches/{id}/actions", status, seconds, (200,))
+            tally.record(ACTION, status, seconds, (200,))
         if status != 200:
-            tally.first_error = tally.first_error or f"action {status} {body}"
+            tally.first_error = tally.first_error or f"action {status} {body} on {match_id}"
+
+
+def play_people(client: Client, window: Window, limit: int, tally: Tally) -> None:
+    """Four people at each match: the client holds four users' tokens, one per seat, and
+    plays whichever seat's turn it is (GET that seat's view, POST its first legal action)."""
+    match_id, seat = None, 0
+    for _ in range(limit):
+        if time.perf_counter() >= window.end:
+            break
+        if match_id is None:
+            status, body, _s = client.call("POST", "/api/v1/matches", {"seats": PEOPLE})
+            joined = status == 201
+            for other in (1, 2, 3):
+                if joined:
+                    path = f"/api/v1/matches/{body['id']}/join"
+                    status, answer, _s = client.call("POST", path, {"seat": other}, user=other)
+                    joined = status == 200
+            if not joined:
+                tally.errors[("create and join", status)] += 1
+                tally.first_error = tally.first_error or f"create/join {status}"
+                time.sleep(0.05)
+                continue
+            match_id, seat = body["id"], 0
+            continue
+        t = time.perf_counter()
+        status, match, seconds = client.call("GET", f"/api/v1/matches/{match_id}", user=seat)
+        if window.measuring(t):
+            tally.record(VIEW, status, seconds, (200,))
+        if status != 200:
+            tally.first_error = tally.first_error or f"view {status} {match}"
+            match_id = None
+            continue
+        if match["status"] == "finished":
+            if window.measuring(t):
+                tally.matches_finished += 1
+            match_id = None
+            continue
+        legal = match["view"]["legal_actions"]
+        if not legal:  # another seat's turn: its view is public, so ask as that seat
+            if window.measuring(t):
+                tally.polls += 1
+            turn = match["view"].get("turn")
+            if turn is None:
+                tally.errors[("no seat to act in an active match", 200)] += 1
+                match_id = None
+            else:
+                seat = turn
+            continue
+        t = time.perf_counter()
+        status, body, seconds = client.call(
+            "POST",
+            f"/api/v1/matches/{match_id}/actions",
+            {**legal[0], "expected_seq": match["seq"]},
+            user=seat,
+        )
+        if window.measuring(t):
+            tally.record(ACTION, status, seconds, (200,))
+        if status != 200:
+            tally.first_error = tally.first_error or f"action {status} {body} on {match_id}"
+            continue
+        view = body.get("view") if isinstance(body.get("view"), dict) else {}
+        seat = view.get("turn") if isinstance(view.get("turn"), int) else seat
 
 
 def ping_loop(client: Client, window: Window, limit: int, tally: Tally, read: bool) -> None:
@@ -198,9 +271,10 @@ def ping_loop(client: Client, window: Window, limit: int, tally: Tally, read: bo
 
 
 def run_phase(
-    tokens: list[str], port: int, args: argparse.Namespace, groups: set[int], work
+    tokens: list[list[str]], port: int, args: argparse.Namespace, groups: set[int], work
 ) -> tuple[Window, Tally]:
-    """Run `work(client, window, tally)` on one thread per token; merge what they saw."""
+    """Run `work(client, window, tally)` on one thread per client (each with its users'
+    tokens); merge what they saw."""
     now = time.perf_counter()
     wall = time.time()
     window = Window(
@@ -210,7 +284,7 @@ def run_phase(
         wall_end=wall + args.warmup + args.seconds,
     )
     tallies = [Tally() for _ in tokens]
-    clients = [Client(port, token) for token in tokens]
+    clients = [Client(port, users) for users in tokens]
 
     def run(i: int) -> None:
         try:
@@ -241,7 +315,8 @@ def run_phase(
         total.first_error = total.first_error or tally.first_error
     cores = os.cpu_count() or 1
     total.cpu = {
-        k: (cpu_after[k] - cpu_before[k]) / (args.seconds * cores) * 100 for k in cpu_before
+        kind: seconds / (args.seconds * cores) * 100
+        for kind, seconds in cpu_used(cpu_before, cpu_after).items()
     }
     return window, total
 
@@ -317,7 +392,13 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--seconds", type=float, default=20, help="measured seconds a phase (20)")
     parser.add_argument("--warmup", type=float, default=3, help="unmeasured seconds first (3)")
     parser.add_argument("--max-requests", type=int, default=100_000, help="per client and phase")
-    parser.add_argument("--bots", choices=["eager", "worker"], default="eager")
+    parser.add_argument(
+        "--bots",
+        choices=["eager", "worker", "none"],
+        default="eager",
+        help="computer players in the API process (eager), on a Celery worker, or none:"
+        " four people at each match",
+    )
     parser.add_argument("--workers", type=int, default=2, help="gunicorn processes (2)")
     parser.add_argument("--threads", type=int, default=4, help="threads per process (4)")
     parser.add_argument("--celery-concurrency", type=int, default=2, help="with --bots worker")
@@ -336,26 +417,24 @@ def parse_args() -> argparse.Namespace:
     return args
 
 
-def sign_up(port: int, count: int) -> list[str]:
+def sign_up(port: int) -> str:
+    """One user through the API, as a client does: register, then a token."""
     client = Client(port)
-    tokens = []
-    stamp = int(time.time())
-    for i in range(count):
-        credentials = {"username": f"bench{stamp}_{i}", "password": "bench-passphrase-123"}
-        status, body, _ = client.call("POST", "/api/v1/auth/register", credentials)
-        if status != 201:
-            raise SystemExit(f"register: {status} {body}")
-        status, body, _ = client.call("POST", "/api/v1/auth/token", credentials)
-        if status != 200:
-            raise SystemExit(f"token: {status} {body}")
-        tokens.append(body["token"])
+    credentials = {"username": f"bench{int(time.time())}", "password": "bench-passphrase-123"}
+    status, body, _ = client.call("POST", "/api/v1/auth/register", credentials)
+    if status != 201:
+        raise SystemExit(f"register: {status} {body}")
+    status, body, _ = client.call("POST", "/api/v1/auth/token", credentials)
     client.close()
-    return tokens
+    if status != 200:
+        raise SystemExit(f"token: {status} {body}")
+    return body["token"]
 
 
 def main() -> int:
     args = parse_args()
-    eager = args.bots == "eager"
+    eager = args.bots != "worker"
+    people = args.bots == "none"
     log_dir = Path(tempfile.mkdtemp(prefix="euchre-bench-"))
     stack = Stack(
         database_url=args.database_url,
@@ -378,7 +457,12 @@ def main() -> int:
         f" euchre_service.settings_production (+ benchmarks/bench_settings.py), on 127.0.0.1:"
         f"{args.port}; {os.cpu_count()} cores, Python {platform.python_version()}"
     )
-    if eager:
+    if people:
+        print(
+            "  no computer players: four people at each match; each client holds the four"
+            " users' tokens and plays whichever seat's turn it is"
+        )
+    elif eager:
         print(
             "  computer players: in the API process (CELERY_TASK_ALWAYS_EAGER=1): an action"
             " POST returns after the computer seats' turns that follow it"
@@ -397,20 +481,24 @@ def main() -> int:
             stack.start_worker()
         version = stack.query("SHOW server_version")[0][0]
         print(f"  PostgreSQL {version}, database {stack.database}; logs in {log_dir}")
-        tokens = sign_up(args.port, args.clients)
+        per_client = 4 if people else 1
+        flat = [sign_up(args.port), *stack.make_users(args.clients * per_client - 1)]
+        tokens = [flat[i : i + per_client] for i in range(0, len(flat), per_client)]
+        print(
+            f"  {len(flat)} users with a token each (the first through /auth/register and /token)"
+        )
 
         limit = args.max_requests
-        window, play = run_phase(
-            tokens,
-            args.port,
-            args,
-            stack.process_groups(),
-            lambda c, w, t: play_matches(c, w, eager, limit, t),
-        )
+        if people:
+            play_work = lambda c, w, t: play_people(c, w, limit, t)  # noqa: E731
+        else:
+            play_work = lambda c, w, t: play_matches(c, w, eager, limit, t)  # noqa: E731
+        window, play = run_phase(tokens, args.port, args, stack.process_groups(), play_work)
         moves = stack.query(
-            "SELECT count(*), count(*) FILTER (WHERE seat = 0) FROM games_event"
-            " WHERE type = ANY(%s) AND created_at >= to_timestamp(%s)"
-            " AND created_at < to_timestamp(%s)",
+            "SELECT count(*), count(*) FILTER (WHERE s.kind = 'computer') FROM games_event e"
+            " JOIN games_seat s ON s.match_id = e.match_id AND s.index = e.seat"
+            " WHERE e.type = ANY(%s) AND e.created_at >= to_timestamp(%s)"
+            " AND e.created_at < to_timestamp(%s)",
             (list(ACTION_TYPES), window.wall_start, window.wall_end),
         )[0]
         gaps = stack.query(
@@ -442,8 +530,8 @@ def main() -> int:
         except Exception as exc:  # pragma: no cover - reported, not fatal
             print(f"  clean-up: {exc!r}")
 
-    action = figures(play, "POST /api/v1/matches/{id}/actions", args.seconds)
-    view = figures(play, "GET /api/v1/matches/{id}", args.seconds)
+    action = figures(play, ACTION, args.seconds)
+    view = figures(play, VIEW, args.seconds)
     ping = figures(ceiling, "POST /bench/ping", args.seconds)
     ping_read = figures(ceiling, "GET /bench/ping", args.seconds)
     print()
@@ -451,12 +539,13 @@ def main() -> int:
     print(HEADER)
     print(row("POST /api/v1/matches/{id}/actions", action))
     print(row("GET  /api/v1/matches/{id}", view))
-    all_moves, human_moves = moves
+    all_moves, computer_moves = moves
     print(
         f"  moves applied per second, computer players' included: {all_moves / args.seconds:.1f}"
-        f" ({human_moves} by clients, {all_moves - human_moves} by computer players);"
+        f" ({all_moves - computer_moves} by clients, {computer_moves} by computer players);"
         f" matches finished: {play.matches_finished}"
         + (f"; polls while a computer played: {play.polls}" if not eager else "")
+        + (f"; views asked as the wrong seat first: {play.polls}" if people else "")
     )
     print(f"  matches whose sequence numbers have a gap: {gaps}")
     report_errors(play)
