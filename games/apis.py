@@ -17,7 +17,7 @@ from rest_framework.response import Response
 from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
-from bots.players import PLAYERS
+from bots.players import DEFAULT_LEVEL, PLAYERS
 from games import hints, selectors, services
 from games.api_support import ErrorSerializer, StrictBooleanField, StrictSerializer
 from games.errors import Conflict
@@ -146,7 +146,7 @@ class SeatInputSerializer(StrictSerializer):
 
     def validate(self, data: dict[str, Any]) -> dict[str, Any]:
         if data["kind"] == "computer":
-            data.setdefault("level", next(iter(PLAYERS)))
+            data.setdefault("level", DEFAULT_LEVEL)
         elif "level" in data:
             raise serializers.ValidationError({"level": ["Only a computer seat has a level."]})
         return data

@@ -12,7 +12,7 @@ from typing import Any
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
 
-from bots.players import PLAYERS
+from bots.players import DEFAULT_LEVEL, PLAYERS
 from games import engine as E
 from games import eventlog, fairness, projections
 from games.errors import BadInput, Conflict, NotFound, from_rule_error
@@ -132,7 +132,7 @@ def match_join(*, match_id: Any, user: AbstractBaseUser, seat_index: int | None 
 
 def match_leave(*, match_id: Any, user: AbstractBaseUser, level: str = "") -> Match:
     """Leave a match: a computer player takes over the seat (an event records it)."""
-    level = level or next(iter(PLAYERS))
+    level = level or DEFAULT_LEVEL
     with transaction.atomic():
         match = _locked_match(match_id)
         seat = match.seats.filter(user=user).first()

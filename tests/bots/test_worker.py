@@ -31,7 +31,7 @@ def real_broker(settings):
     celery_app.conf.task_default_queue = queue
 
 
-def person_and_computers(level: str = "random", **options) -> tuple:
+def person_and_computers(level: str = "medium", **options) -> tuple:
     user = get_user_model().objects.create_user("person", password="x" * 12)
     match = services.match_create(
         user=user,
