@@ -32,9 +32,10 @@ def with_path(url: str, path: str) -> str:
 
 
 def cpu_snapshot(own_groups: set[int]) -> dict[int, tuple[str, float]]:
-    """Every process's CPU seconds so far, with its kind: "benchmark" (this process and
-    the process groups it started), "servers" (PostgreSQL, Redis) or "other" (another
-    program on the same cores, which disturbs the figures)."""
+    """Every process's CPU seconds so far, with its kind: "clients" (this process),
+    "server" (the process groups it started: gunicorn, the Celery worker), "stores"
+    (PostgreSQL, Redis) or "other" (another program on the same cores, which disturbs
+    the figures)."""
     tick = os.sysconf("SC_CLK_TCK")
     seen = {}
     for entry in os.scandir("/proc"):
@@ -48,10 +49,12 @@ def cpu_snapshot(own_groups: set[int]) -> dict[int, tuple[str, float]]:
         comm = stat[stat.index("(") + 1 : stat.rindex(")")]
         fields = stat[stat.rindex(")") + 2 :].split()
         pid, pgid = int(entry.name), int(fields[2])
-        if pid == os.getpid() or pgid in own_groups:
-            kind = "benchmark"
+        if pid == os.getpid():
+            kind = "clients"
+        elif pgid in own_groups:
+            kind = "server"
         elif comm.startswith(("postgres", "redis-server")):
-            kind = "servers"
+            kind = "stores"
         else:
             kind = "other"
         seen[pid] = (kind, (int(fields[11]) + int(fields[12])) / tick)
@@ -61,7 +64,7 @@ def cpu_snapshot(own_groups: set[int]) -> dict[int, tuple[str, float]]:
 def cpu_used(before: dict, after: dict) -> dict[str, float]:
     """CPU seconds each kind used between two snapshots (processes that ended between
     them are not counted)."""
-    used = {"benchmark": 0.0, "servers": 0.0, "other": 0.0}
+    used = {"server": 0.0, "clients": 0.0, "stores": 0.0, "other": 0.0}
     for pid, (kind, seconds) in after.items():
         used[kind] += seconds - before.get(pid, (kind, 0.0))[1]
     return used

@@ -371,8 +371,9 @@ HEADER = (
 def report_errors(tally: Tally) -> None:
     cpu = tally.cpu
     print(
-        f"  CPU, % of all cores while measured: benchmark {cpu['benchmark']:.0f}%,"
-        f" PostgreSQL and Redis {cpu['servers']:.0f}%, other programs {cpu['other']:.0f}%"
+        f"  CPU, % of all {os.cpu_count()} cores while measured: server {cpu['server']:.0f}%,"
+        f" clients {cpu['clients']:.0f}%, PostgreSQL and Redis {cpu['stores']:.0f}%,"
+        f" other programs {cpu['other']:.0f}%"
         + ("  <- disturbed: another program shared the cores" if cpu["other"] > 10 else "")
     )
     unexpected = dict(tally.errors)
