@@ -400,7 +400,12 @@ def parse_args() -> argparse.Namespace:
         help="computer players in the API process (eager), on a Celery worker, or none:"
         " four people at each match",
     )
-    parser.add_argument("--workers", type=int, default=2, help="gunicorn processes (2)")
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=min((os.cpu_count() or 1) + 1, 9),
+        help="gunicorn processes (cores + 1, as euchre_service/gunicorn.conf.py)",
+    )
     parser.add_argument("--threads", type=int, default=4, help="threads per process (4)")
     parser.add_argument("--celery-concurrency", type=int, default=2, help="with --bots worker")
     parser.add_argument("--port", type=int, default=8790, help="on 127.0.0.1 (8790)")
@@ -569,6 +574,11 @@ def main() -> int:
         f"ratio, actions per second / ceiling POSTs per second (same loop): {ratio:.2f}"
         f"  goal >= 0.50: {'met' if ratio >= 0.5 else 'NOT met'}"
     )
+    if computer_moves and ping.per_second:
+        print(
+            f"  (moves per second, computer players' included, / ceiling POSTs per second:"
+            f" {all_moves / args.seconds / ping.per_second:.2f})"
+        )
     if post_only is not None and only.per_second:
         print(f"  (against the POST-only loop: {action.per_second / only.per_second:.2f})")
     print(

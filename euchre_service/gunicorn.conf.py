@@ -2,8 +2,10 @@
 
 Threaded workers (gthread): a request mostly waits on PostgreSQL, so a few
 threads per process keep the cores busy without a process per connection.
-Every value can be set from the environment; the defaults suit a small
-machine (2 cores: 2 processes x 4 threads, which benchmarks/api.py measured).
+Every value can be set from the environment. The default, one process more
+than there are cores with 4 threads each, was the best shape benchmarks/api.py
+found on 2 cores (docs/operations.md): the extra process keeps both cores busy
+when one process's threads all wait, or hold more of the keep-alive connections.
 """
 
 import multiprocessing
@@ -17,7 +19,7 @@ def _int(name: str, default: int) -> int:
 
 bind = os.environ.get("GUNICORN_BIND", f"0.0.0.0:{_int('PORT', 8000)}")
 worker_class = "gthread"
-workers = _int("WEB_CONCURRENCY", max(2, min(multiprocessing.cpu_count(), 8)))
+workers = _int("WEB_CONCURRENCY", min(multiprocessing.cpu_count() + 1, 9))
 threads = _int("GUNICORN_THREADS", 4)
 # A request slower than this is stuck: the worker is killed and replaced.
 timeout = _int("GUNICORN_TIMEOUT", 30)

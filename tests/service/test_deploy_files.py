@@ -140,6 +140,13 @@ def test_env_example_names_every_variable_compose_reads():
     example = (ROOT / ".env.example").read_text()
     named = set(re.findall(r"^#? ?([A-Z][A-Z0-9_]*)=", example, re.MULTILINE))
     used = {m.group(1) for m in VARIABLE.finditer(compose_text())}
+    used |= {  # passed through from the shell or .env when set there
+        name
+        for service in services().values()
+        for name, value in (service.get("environment") or {}).items()
+        if value is None
+    }
+    assert {"WEB_CONCURRENCY", "GUNICORN_THREADS"} <= used
     assert used - named == set()
     # The secrets are there to fill in, empty: the example holds no secret either.
     for required in ("SECRET_KEY", "POSTGRES_PASSWORD"):
@@ -208,7 +215,8 @@ def _local_env(service: dict, database_url: str, port: int) -> dict[str, str]:
     """The service's compose environment, pointed at this machine's servers."""
     broker = os.environ.get("CELERY_BROKER_URL", "redis://127.0.0.1:6379/15")
     env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "DEBUG")}
-    env.update({k: str(v) for k, v in service["environment"].items()})
+    # A variable with no value is passed through from compose's environment, or unset.
+    env.update({k: str(v) for k, v in service["environment"].items() if v is not None})
     env.update(
         {
             "DATABASE_URL": database_url,
