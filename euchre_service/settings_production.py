@@ -81,6 +81,9 @@ CACHES = {
     }
 }
 
+# The image collects static files at build time; whitenoise serves them from STATIC_ROOT.
+WHITENOISE_USE_FINDERS = env_bool("WHITENOISE_USE_FINDERS", False)
+
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", True)
 SECURE_REDIRECT_EXEMPT = [r"^healthz$"]

@@ -3,11 +3,12 @@ from django.urls import path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from euchre_service.health import healthz
-from games import apis
+from games import apis, streams
 
 api = [
     path("auth/register", apis.RegisterApi.as_view(), name="register"),
     path("auth/token", apis.TokenApi.as_view(), name="token"),
+    path("auth/guest", apis.GuestApi.as_view(), name="guest"),
     path("auth/logout", apis.LogoutApi.as_view(), name="logout"),
     path("auth/logout-all", apis.LogoutAllApi.as_view(), name="logout-all"),
     path("matches", apis.MatchListCreateApi.as_view(), name="matches"),
@@ -16,6 +17,7 @@ api = [
     path("matches/<str:match_id>/leave", apis.MatchLeaveApi.as_view(), name="match-leave"),
     path("matches/<str:match_id>/actions", apis.MatchActionApi.as_view(), name="match-actions"),
     path("matches/<str:match_id>/events", apis.MatchEventsApi.as_view(), name="match-events"),
+    path("matches/<str:match_id>/stream", streams.match_stream, name="match-stream"),
     path("matches/<str:match_id>/replay", apis.MatchReplayApi.as_view(), name="match-replay"),
     path("matches/<str:match_id>/hints", apis.HintRequestApi.as_view(), name="match-hints"),
     path("hints/<str:hint_id>", apis.HintDetailApi.as_view(), name="hint"),

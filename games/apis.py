@@ -18,7 +18,7 @@ from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
 from bots.players import DEFAULT_LEVEL, PLAYERS
-from games import hints, selectors, services
+from games import accounts, hints, selectors, services
 from games.api_support import ErrorSerializer, StrictBooleanField, StrictSerializer
 from games.errors import Conflict
 from games.models import HintStatus, MatchStatus
@@ -75,6 +75,10 @@ class RegisterApi(APIView):
         def validate_username(self, value: str) -> str:
             if get_user_model().objects.filter(username__iexact=value).exists():
                 raise serializers.ValidationError("That username is taken.")
+            if value.lower().startswith(accounts.GUEST_PREFIX):
+                raise serializers.ValidationError(
+                    f"Names starting with {accounts.GUEST_PREFIX!r} are kept for guests."
+                )
             return value
 
         def validate(self, data: dict[str, Any]) -> dict[str, Any]:
@@ -221,6 +225,37 @@ class MatchListCreateApi(APIView):
         )
         match, seat = selectors.match_for_user(match_id=match.pk, user=request.user)
         return Response(selectors.player_view_get(match=match, seat=seat), status=201)
+
+
+class GuestApi(APIView):
+    """A new guest account and a token for it: play at once, no password to choose."""
+
+    permission_classes = [AllowAny]
+    authentication_classes: list = []
+    throttle_classes = [ScopedRateThrottle]
+    throttle_scope = "auth"
+
+    @extend_schema(
+        request=None,
+        responses={
+            201: inline_serializer(
+                "GuestToken",
+                {
+                    "token": serializers.CharField(),
+                    "expiry": serializers.CharField(),
+                    "username": serializers.CharField(),
+                },
+            ),
+            **ERRORS,
+        },
+        summary="Play as a guest: a new account and its token",
+    )
+    def post(self, request: Request) -> Response:
+        user, token, expiry = accounts.guest_create()
+        return Response(
+            {"token": token, "expiry": expiry.isoformat(), "username": user.get_username()},
+            status=201,
+        )
 
 
 class LogoutApi(knox_views.LogoutView):

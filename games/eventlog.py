@@ -163,7 +163,9 @@ def load(match: Match) -> Folded:
         seq, state, replayer.commitment = cached
         replayer.state, replayer.index = state.clone(), seq
     if seq < match.seq:
-        for event in Event.objects.filter(match=match, seq__gt=seq).order_by("seq"):
+        # Only up to match.seq: events committed after the row was read belong to a later view.
+        events = Event.objects.filter(match=match, seq__gt=seq, seq__lte=match.seq)
+        for event in events.order_by("seq"):
             replayer.feed(event.type, event.seat, event.payload)
     return Folded(replayer.state, replayer.commitment)
 

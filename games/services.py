@@ -14,7 +14,7 @@ from django.db import IntegrityError, transaction
 
 from bots.players import DEFAULT_LEVEL, PLAYERS
 from games import engine as E
-from games import eventlog, fairness, projections
+from games import eventlog, fairness, live, projections
 from games.errors import BadInput, Conflict, NotFound, from_rule_error
 from games.eventlog import NewEvent
 from games.models import IdempotentResponse, Match, MatchStatus, Seat, SeatKind
@@ -233,6 +233,7 @@ def _commit_events(match: Match, folded: eventlog.Folded, events: list[NewEvent]
     match.awaiting_computer = computer_to_act(match, state)
     match.save()
     eventlog.remember_on_commit(match, folded)
+    live.publish_on_commit(match)
     if match.awaiting_computer:
         schedule_computer_turn(match)
 

@@ -113,3 +113,39 @@ def test_an_invite_lets_another_player_take_an_open_seat(player, other_player):
     again = bob.post(f"/api/v1/matches/{match_id}/join", {}, format="json")
     assert again.status_code == 409
     assert again.json()["code"] == "already_seated"
+
+
+@pytest.mark.django_db
+def test_a_guest_gets_an_account_and_a_token_with_no_password_and_can_play():
+    response = APIClient().post("/api/v1/auth/guest")
+    assert response.status_code == 201
+    body = response.json()
+    assert body["username"].startswith("guest-") and body["token"] and body["expiry"]
+    guest = APIClient()
+    guest.credentials(HTTP_AUTHORIZATION=f"Token {body['token']}")
+    match = create_match(guest)
+    assert view(guest, match["id"])["you"] == 0
+    from django.contrib.auth import get_user_model
+
+    assert not get_user_model().objects.get(username=body["username"]).has_usable_password()
+    signin = APIClient().post(
+        "/api/v1/auth/token", {"username": body["username"], "password": ""}, format="json"
+    )
+    assert signin.status_code == 400  # no password signs a guest in
+
+
+@pytest.mark.django_db
+def test_two_guests_get_two_accounts():
+    names = {APIClient().post("/api/v1/auth/guest").json()["username"] for _ in range(2)}
+    assert len(names) == 2
+
+
+@pytest.mark.django_db
+def test_registering_a_guest_name_is_refused():
+    response = APIClient().post(
+        "/api/v1/auth/register",
+        {"username": "Guest-12345678", "password": "correct horse battery"},
+        format="json",
+    )
+    assert response.status_code == 400
+    assert "kept for guests" in response.json()["errors"]["username"][0]

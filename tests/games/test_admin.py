@@ -304,6 +304,7 @@ def test_the_hand_page_of_a_hand_thrown_in_shows_eight_passes_and_no_trick(admin
         options={"stick_the_dealer": False},
     )
     for _ in range(8):  # outside a commit the computer seats wait: the test passes for them
+        match.refresh_from_db()  # a state is folded up to the row's seq, so read it fresh
         seat = eventlog.load_state(match).turn
         services.action_submit(match_id=match.pk, seat_index=seat, action={"type": "pass"})
     response = admin_client.get(hand_url(match, 1))

@@ -1,0 +1,92 @@
+"""GET /api/v1/matches/{id}/stream: the match's new events as Server-Sent Events.
+
+An async view (DRF has none), so that under an ASGI server an idle client costs a
+coroutine, not a worker. It authenticates with the same tokens as the API, sends
+the events after `Last-Event-ID` (or `?after=N`) from the log, then each new one
+as the caller's seat may see it (games.selectors.event_for_seat), its seq as the
+SSE id, and a comment every STREAM_KEEPALIVE_SECONDS while nothing happens. The
+stream ends once a finished match's log is all sent; reconnecting after that answers 204.
+"""
+
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+from asgiref.sync import sync_to_async
+from django.conf import settings
+from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
+from knox.auth import TokenAuthentication
+from rest_framework import exceptions
+
+from games import live, selectors
+from games.errors import BadInput, ServiceError
+from games.models import MatchStatus
+
+
+class Unauthenticated(ServiceError):
+    status = 401
+
+
+async def match_stream(request: HttpRequest, match_id: str) -> HttpResponse:
+    if request.method != "GET":
+        return _error(
+            ServiceError("method_not_allowed", f'Method "{request.method}" not allowed.'), 405
+        )
+    try:
+        after = _after(request)
+        match, seat = await sync_to_async(_match_for_caller)(request, match_id)
+    except ServiceError as exc:
+        return _error(exc, exc.status)
+    if match.status == MatchStatus.FINISHED and after >= match.seq:
+        return HttpResponse(status=204)  # tells an EventSource to stop reconnecting
+    response = StreamingHttpResponse(
+        _messages(str(match.pk), seat, after), content_type="text/event-stream"
+    )
+    response["Cache-Control"] = "no-cache"
+    response["X-Accel-Buffering"] = "no"  # nginx: pass each message on at once
+    return response
+
+
+def _match_for_caller(request: HttpRequest, match_id: str) -> tuple[Any, int]:
+    try:
+        found = TokenAuthentication().authenticate(request)
+    except exceptions.AuthenticationFailed as exc:
+        raise Unauthenticated("authentication_failed", str(exc.detail)) from exc
+    if found is None:
+        raise Unauthenticated("not_authenticated", "Authentication credentials were not provided.")
+    return selectors.match_for_user(match_id=match_id, user=found[0])
+
+
+def _after(request: HttpRequest) -> int:
+    """Last-Event-ID wins: a browser's EventSource sends it with the original URL."""
+    value = request.headers.get("Last-Event-ID") or request.GET.get("after") or "0"
+    if not value.isdigit() or len(value) > 12:
+        raise BadInput(
+            "invalid_input",
+            "Last-Event-ID and after are the seq of the last event you have: a whole number.",
+        )
+    return int(value)
+
+
+async def _messages(match_id: str, seat: int, after: int) -> AsyncIterator[str]:
+    keepalive = settings.STREAM_KEEPALIVE_SECONDS
+    async with live.hub().watching(match_id) as watch:
+        yield "retry: 2000\n\n"
+        last, poll = after, False
+        while True:
+            for event in await watch.events_after(last, poll=poll):
+                item = selectors.event_for_seat(event, seat, watch.finished)
+                yield f"id: {event.seq}\nevent: match_event\ndata: {json.dumps(item)}\n\n"
+                last = event.seq
+            if watch.finished and last >= watch.latest:
+                return  # the whole log is sent; it will never grow
+            poll = not await watch.wait_beyond(last, keepalive)
+            if poll:
+                yield ": keep-alive\n\n"
+
+
+def _error(exc: ServiceError, status: int) -> JsonResponse:
+    response = JsonResponse({"code": exc.code, "detail": exc.detail}, status=status)
+    if status == 401:
+        response["WWW-Authenticate"] = "Token"
+    return response

@@ -1,0 +1,27 @@
+"""games.eventlog.load: the state a match row stands for."""
+
+import pytest
+from django.test import TestCase
+
+from games import eventlog, services
+from games.models import Match
+from games.services import SeatSpec
+
+pytestmark = pytest.mark.django_db
+
+
+def test_a_state_is_folded_only_up_to_the_seq_of_the_match_row_read(django_user_model):
+    """A row read before another request's commit stands for the state before it: folding
+    the newer events too would answer that request with a position it never saw."""
+    alice = django_user_model.objects.create_user("alice")
+    seats = [SeatSpec("me")] + [SeatSpec("computer", "random")] * 3
+    with TestCase.captureOnCommitCallbacks(execute=False):  # computer turns wait
+        match = services.match_create(user=alice, seats=seats)
+    stale = Match.objects.get(pk=match.pk)
+    turn = eventlog.load_state(stale).turn
+    services.action_submit(match_id=match.pk, seat_index=turn, action={"type": "pass"})
+
+    assert eventlog.load_state(stale).turn == turn
+    fresh = Match.objects.get(pk=match.pk)
+    assert fresh.seq == stale.seq + 1
+    assert eventlog.load_state(fresh).turn == (turn + 1) % 4

@@ -1,0 +1,210 @@
+"""GET /matches/{id}/stream: live events through real uvicorn processes, PostgreSQL and Redis."""
+
+import time
+from collections.abc import Callable
+
+import pytest
+from django.test import Client
+
+from tests.games.server_support import ApiServer, Player, SseClient
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
+
+SHORT = {"target_score": 3}
+
+
+@pytest.fixture
+def servers():
+    started: list[ApiServer] = []
+
+    def start(**env: str) -> ApiServer:
+        started.append(ApiServer(**env).start())
+        return started[-1]
+
+    yield start
+    for server in started:
+        server.stop()
+
+
+def create_match(creator: Player, seats: list[str], options=SHORT) -> str:
+    body = {
+        "seats": [{"kind": "computer"} if s == "computer" else {"kind": s} for s in seats],
+        "options": options,
+    }
+    return creator.call("POST", "matches", body, status=201)["id"]
+
+
+def play(players: list[Player], match_id: str, until: Callable[[], bool] = lambda: False) -> dict:
+    """Each person takes the first legal action whenever it is their turn, until the match
+    is over or `until()`; returns the last view seen."""
+    for _ in range(5000):
+        moved = False
+        for player in players:
+            view = player.call("GET", f"matches/{match_id}")
+            if view["status"] == "finished" or until():
+                return view
+            legal = view["view"]["legal_actions"]
+            if legal:
+                player.call("POST", f"matches/{match_id}/actions", legal[0])
+                moved = True
+        if not moved:
+            time.sleep(0.02)
+    raise AssertionError("the match did not end")
+
+
+def assert_whole_log(client: SseClient, final_seq: int) -> None:
+    client.wait_for(lambda c: c.ended, what="the end of the stream")
+    assert client.ids == list(range(1, final_seq + 1))
+    assert [e["seq"] for e in client.events] == client.ids
+    assert "match_finished" in [e["type"] for e in client.events[-3:]]
+
+
+# ---------------------------------------------------------------- live events
+
+
+@pytest.mark.parametrize("mode", ["redis", "embedded"])
+def test_a_second_client_sees_every_event_of_a_match_in_order(servers, mode):
+    server = servers() if mode == "redis" else servers(REDIS_URL="")
+    alice, bob = Player(server), Player(server)
+    match_id = create_match(alice, ["me", "computer", "open", "computer"])
+    bob.call("POST", f"matches/{match_id}/join")
+    bobs_stream = bob.stream(match_id)
+
+    final = play([alice, bob], match_id)
+
+    assert_whole_log(bobs_stream, final["seq"])
+    dealt = [e for e in bobs_stream.events if e["type"] == "hand_dealt"]
+    assert dealt  # each deal as bob may see it: his own five cards, not the deck
+    assert all("deck" not in e["payload"] and len(e["payload"]["cards"]) == 5 for e in dealt)
+    log = bob.call("GET", f"matches/{match_id}/events")["events"]
+    assert [(e["seq"], e["type"], e["seat"]) for e in bobs_stream.events] == [
+        (e["seq"], e["type"], e["seat"]) for e in log
+    ]
+
+
+def test_a_client_disconnected_mid_hand_resumes_with_exactly_the_missed_events(servers):
+    server = servers()
+    alice = Player(server)
+    match_id = create_match(alice, ["me", "computer", "computer", "computer"])
+    first = alice.stream(match_id)
+    play([alice], match_id, until=lambda: any(e["type"] == "card_played" for e in first.events))
+    first.close()
+    seen = first.ids[-1]
+    assert "match_finished" not in [e["type"] for e in first.events]
+
+    # Moves the client misses while it is away: at least one more card of this hand.
+    view = play([alice], match_id, until=lambda: _seq(alice, match_id) > seen + 2)
+    missed_up_to = view["seq"]
+
+    resumed = alice.stream(match_id, last_event_id=seen)
+    resumed.wait_for_seq(missed_up_to)
+    assert resumed.ids == list(range(seen + 1, missed_up_to + 1))  # nothing twice, no gap
+    final = play([alice], match_id)
+    resumed.wait_for(lambda c: c.ended, what="the end")
+    assert first.ids + resumed.ids == list(range(1, final["seq"] + 1))
+
+
+def test_after_in_the_query_resumes_like_last_event_id(servers):
+    server = servers()
+    alice = Player(server)
+    match_id = create_match(alice, ["me", "computer", "computer", "computer"])
+    seq = alice.call("GET", f"matches/{match_id}")["seq"]
+    client = SseClient(f"{server.url}/api/v1/matches/{match_id}/stream?after=3", alice.headers)
+    client.wait_for_seq(seq)
+    assert client.ids == list(range(4, seq + 1))
+    # Last-Event-ID wins over ?after (a browser's EventSource resends its first URL).
+    client.close()
+    both = SseClient(
+        f"{server.url}/api/v1/matches/{match_id}/stream?after=1",
+        {**alice.headers, "Last-Event-ID": str(seq - 1)},
+    )
+    both.wait_for_seq(seq)
+    assert both.ids == [seq]
+    both.close()
+
+
+def test_two_api_processes_serve_one_match_and_a_client_on_either_sees_all_events(servers):
+    a, b = servers(), servers()
+    alice = Player(a)
+    match_id = create_match(alice, ["me", "open", "computer", "computer"])
+    bob = Player(b)
+    bob.call("POST", f"matches/{match_id}/join")
+    on_a, on_b = bob.on(a).stream(match_id), alice.on(b).stream(match_id)
+
+    final = play([alice, bob], match_id)  # alice's moves through A, bob's through B
+
+    assert_whole_log(on_a, final["seq"])
+    assert_whole_log(on_b, final["seq"])
+
+
+def test_an_idle_stream_gets_keep_alive_comments(servers):
+    server = servers(STREAM_KEEPALIVE_SECONDS="0.3")
+    alice = Player(server)
+    match_id = create_match(alice, ["me", "open", "computer", "computer"])
+    client = alice.stream(match_id)
+    client.wait_for(lambda c: len(c.comments) >= 2, timeout=10, what="two keep-alives")
+    assert client.comments[0] == ": keep-alive"
+    client.close()
+
+
+def _seq(player: Player, match_id: str) -> int:
+    return player.call("GET", f"matches/{match_id}")["seq"]
+
+
+# ---------------------------------------------------------------- refusals (in-process)
+
+
+@pytest.fixture
+def finished_match(player):
+    from tests.games.test_commands import play_to_the_end
+
+    user, client = player
+    return play_to_the_end(user, seed=3, options={"target_score": 1}), client
+
+
+def stream_url(match_id) -> str:
+    return f"/api/v1/matches/{match_id}/stream"
+
+
+def test_a_stream_without_a_token_is_refused_with_401(finished_match):
+    match, _client = finished_match
+    response = Client().get(stream_url(match.pk))
+    assert response.status_code == 401
+    assert response.json()["code"] == "not_authenticated"
+    assert response["WWW-Authenticate"] == "Token"
+
+
+def test_a_stream_with_a_bad_token_is_refused_with_401(finished_match):
+    match, _client = finished_match
+    response = Client().get(stream_url(match.pk), HTTP_AUTHORIZATION="Token nope")
+    assert response.status_code == 401
+    assert response.json()["code"] == "authentication_failed"
+
+
+def test_someone_elses_match_and_a_missing_one_are_both_404(finished_match, other_player):
+    match, _client = finished_match
+    _bob, bobs_client = other_player
+    for match_id in (match.pk, "not-a-uuid", "00000000-0000-0000-0000-000000000000"):
+        response = bobs_client.get(stream_url(match_id))
+        assert response.status_code == 404
+        assert response.json() == {"code": "not_found", "detail": "No such match."}
+
+
+def test_a_last_event_id_that_is_not_a_number_is_a_400(finished_match):
+    match, client = finished_match
+    for bad in ("x", "-1", "1.5"):
+        response = client.get(stream_url(match.pk), HTTP_LAST_EVENT_ID=bad)
+        assert response.status_code == 400
+        assert response.json()["code"] == "invalid_input"
+
+
+def test_only_get_is_allowed(finished_match):
+    match, client = finished_match
+    response = client.post(stream_url(match.pk))
+    assert response.status_code == 405
+    assert response.json()["code"] == "method_not_allowed"
+
+
+def test_reconnecting_after_the_end_of_a_finished_match_is_204(finished_match):
+    match, client = finished_match
+    assert client.get(stream_url(match.pk), {"after": match.seq}).status_code == 204
