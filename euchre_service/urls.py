@@ -4,6 +4,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from euchre_service.health import healthz
 from games import apis, streams
+from games.web import play
 
 api = [
     path("auth/register", apis.RegisterApi.as_view(), name="register"),
@@ -28,5 +29,6 @@ api = [
 urlpatterns = [
     path("healthz", healthz, name="healthz"),
     path("admin/", admin.site.urls),
+    path("play/", play, name="play"),
     *[path(f"api/v1/{p.pattern}", p.callback, name=p.name) for p in api],
 ]

@@ -1,0 +1,260 @@
+// The page: a hash router over five screens: sign in, lobby (new match + your matches),
+// join by invite link, the table, and the replay of a finished match.
+//   #/              lobby          #/match/<id>    the table
+//   #/join/<id>     invite link    #/replay/<id>   replay
+import { api, clearSession, session, setSession } from "./api.js";
+import { LEVELS, capital, playerName, teamName } from "./cards.js";
+import { showMatch } from "./match.js";
+import { showReplay } from "./replay.js";
+import { errorBox, h, replace, showError } from "./ui.js";
+
+const app = document.getElementById("app");
+let teardown = null;
+
+function parseRoute() {
+  const parts = location.hash.replace(/^#\/?/, "").split("/").filter(Boolean);
+  return { name: parts[0] || "", id: parts[1] || "" };
+}
+
+export function go(hash) {
+  if (location.hash === hash) route();
+  else location.hash = hash;
+}
+
+function updateTopbar() {
+  const current = session();
+  document.getElementById("who").textContent = current ? `Signed in as ${current.username}` : "";
+  document.getElementById("signout").hidden = !current;
+}
+
+function route() {
+  if (teardown) teardown();
+  teardown = null;
+  updateTopbar();
+  const { name, id } = parseRoute();
+  if (!session()) {
+    showSignIn(name === "join" ? `Sign in or play as a guest to take your seat.` : "");
+    return;
+  }
+  const screens = { match: showMatch, replay: showReplay, join: showJoin };
+  const screen = screens[name] && id ? screens[name] : showLobby;
+  teardown = screen(app, id, { go }) || null;
+}
+
+// ------------------------------------------------------------------ sign in
+
+function showSignIn(note) {
+  const username = h("input", { id: "username", name: "username", autocomplete: "username", required: true, "data-testid": "username" });
+  const password = h("input", { id: "password", name: "password", type: "password", autocomplete: "current-password", required: true, minlength: 8, "data-testid": "password" });
+  const error = errorBox("sign-in-error");
+  const buttons = [];
+
+  async function signIn(register) {
+    showError(error, null);
+    if (!username.value || !password.value) {
+      showError(error, { detail: "Enter a username and a password (8 characters or more)." });
+      return;
+    }
+    buttons.forEach((b) => (b.disabled = true));
+    try {
+      const credentials = { username: username.value, password: password.value };
+      if (register) await api("POST", "auth/register", credentials);
+      const body = await api("POST", "auth/token", credentials);
+      setSession(body.token, username.value);
+      route();
+    } catch (err) {
+      showError(error, err);
+    } finally {
+      buttons.forEach((b) => (b.disabled = false));
+    }
+  }
+
+  async function guest() {
+    showError(error, null);
+    buttons.forEach((b) => (b.disabled = true));
+    try {
+      const body = await api("POST", "auth/guest");
+      setSession(body.token, body.username);
+      route();
+    } catch (err) {
+      showError(error, err);
+    } finally {
+      buttons.forEach((b) => (b.disabled = false));
+    }
+  }
+
+  const signInButton = h("button", { type: "submit", "data-testid": "sign-in" }, "Sign in");
+  const registerButton = h("button", { type: "button", class: "secondary", "data-testid": "register", onclick: () => signIn(true) }, "Create account");
+  const guestButton = h("button", { type: "button", class: "primary", "data-testid": "guest", onclick: guest }, "Play as a guest");
+  buttons.push(signInButton, registerButton, guestButton);
+
+  replace(
+    app,
+    h("section", { class: "panel narrow", "data-testid": "sign-in-screen" },
+      h("h1", {}, "Play Euchre"),
+      note ? h("p", { class: "note" }, note) : null,
+      h("p", {}, guestButton),
+      h("form", { onsubmit: (e) => { e.preventDefault(); signIn(false); } },
+        h("fieldset", {},
+          h("legend", {}, "Or sign in"),
+          h("label", { for: "username" }, "Username"), username,
+          h("label", { for: "password" }, "Password"), password,
+          h("div", { class: "row" }, signInButton, registerButton),
+        ),
+      ),
+      error,
+    ),
+  );
+}
+
+// ------------------------------------------------------------------ lobby
+
+function seatSelect(name, initial) {
+  return h("select", { id: `seat-${name}`, name, "data-testid": `seat-${name}` },
+    LEVELS.map((level) => h("option", { value: `computer:${level}`, selected: level === initial }, `Computer: ${level}`)),
+    h("option", { value: "open" }, "Open seat (invite a person)"),
+  );
+}
+
+function checkbox(id, label, checked) {
+  const input = h("input", { type: "checkbox", id, name: id, checked, "data-testid": `opt-${id}` });
+  return { input, el: h("label", { class: "check", for: id }, input, ` ${label}`) };
+}
+
+function showLobby(root, _id, { go }) {
+  const seats = { west: seatSelect("west", "medium"), north: seatSelect("north", "medium"), east: seatSelect("east", "medium") };
+  const target = h("input", { id: "target_score", type: "number", min: 1, max: 15, value: 10, required: true, "data-testid": "opt-target-score" });
+  const stick = checkbox("stick_the_dealer", "Stick the dealer (the dealer must name trump if everyone passes twice)", true);
+  const alone = checkbox("going_alone", "Going alone allowed", true);
+  const defending = checkbox("defending_alone", "Defending alone allowed", false);
+  const hints = checkbox("hints_allowed", "Hints allowed", true);
+  const loneLead = h("select", { id: "lone_lead", "data-testid": "opt-lone-lead" },
+    h("option", { value: "dealer_left" }, "the dealer's left (usual)"),
+    h("option", { value: "loner_left" }, "the loner's left"),
+    h("option", { value: "canadian" }, "Canadian loner"),
+  );
+  const error = errorBox("create-error");
+  const submit = h("button", { type: "submit", class: "primary", "data-testid": "create-match" }, "Start the match");
+
+  async function create(event) {
+    event.preventDefault();
+    showError(error, null);
+    const seatSpecs = [{ kind: "me" }];
+    for (const name of ["west", "north", "east"]) {
+      const value = seats[name].value;
+      seatSpecs.push(value === "open" ? { kind: "open" } : { kind: "computer", level: value.split(":")[1] });
+    }
+    const body = {
+      seats: seatSpecs,
+      options: {
+        target_score: Number(target.value),
+        stick_the_dealer: stick.input.checked,
+        going_alone: alone.input.checked,
+        lone_lead: loneLead.value,
+        defending_alone: defending.input.checked,
+      },
+      hints_allowed: hints.input.checked,
+    };
+    submit.disabled = true;
+    try {
+      const match = await api("POST", "matches", body);
+      go(`#/match/${match.id}`);
+    } catch (err) {
+      showError(error, err);
+      submit.disabled = false;
+    }
+  }
+
+  const list = h("ul", { class: "matches", "data-testid": "match-list" }, h("li", {}, "Loading…"));
+  replace(
+    root,
+    h("section", { class: "panel", "data-testid": "lobby" },
+      h("h1", {}, "New match"),
+      h("form", { onsubmit: create, "data-testid": "new-match-form" },
+        h("fieldset", {},
+          h("legend", {}, "Seats (you sit south; north is your partner)"),
+          h("div", { class: "grid3" },
+            ...["west", "north", "east"].map((name) => h("div", {}, h("label", { for: `seat-${name}` }, capital(name)), seats[name])),
+          ),
+        ),
+        h("fieldset", {},
+          h("legend", {}, "Rules"),
+          h("label", { for: "target_score" }, "Play to (1 to 15 points)"), target,
+          stick.el, alone.el,
+          h("label", { for: "lone_lead" }, "Against a loner, the first lead is from"), loneLead,
+          defending.el, hints.el,
+        ),
+        submit,
+        error,
+      ),
+    ),
+    h("section", { class: "panel" }, h("h2", {}, "Your matches"), list),
+  );
+
+  api("GET", "matches?page_size=20")
+    .then((page) => {
+      if (!page.results.length) {
+        replace(list, h("li", {}, "None yet."));
+        return;
+      }
+      replace(list, page.results.map((m) => {
+        const others = m.seats.filter((s) => !s.is_you).map(playerName).join(", ");
+        const finished = m.status === "finished";
+        return h("li", { "data-testid": "match-item", "data-status": m.status },
+          h("a", { href: `#/match/${m.id}` }, `${capital(m.status)}: ${m.scores[0]}–${m.scores[1]}`),
+          ` with ${others}`,
+          finished ? [" · ", teamName(m.winner_team), " won · ", h("a", { href: `#/replay/${m.id}` }, "Replay")] : null,
+        );
+      }));
+    })
+    .catch((err) => replace(list, h("li", { class: "error" }, err.detail)));
+  return null;
+}
+
+// ------------------------------------------------------------------ join by invite link
+
+function showJoin(root, id, { go }) {
+  const error = errorBox("join-error");
+  const button = h("button", { type: "button", class: "primary", "data-testid": "take-seat" }, "Take the open seat");
+  button.addEventListener("click", async () => {
+    showError(error, null);
+    button.disabled = true;
+    try {
+      await api("POST", `matches/${id}/join`, {});
+      go(`#/match/${id}`);
+    } catch (err) {
+      if (err.code === "already_seated") {
+        go(`#/match/${id}`);
+        return;
+      }
+      if (err.status === 404) err.detail = "This invitation is no longer open: the match has started or does not exist.";
+      showError(error, err);
+      button.disabled = false;
+    }
+  });
+  replace(
+    root,
+    h("section", { class: "panel narrow", "data-testid": "join-screen" },
+      h("h1", {}, "You are invited to a match of Euchre"),
+      h("p", {}, "Take the open seat; the match starts when every seat is taken."),
+      button,
+      error,
+    ),
+  );
+  return null;
+}
+
+// ------------------------------------------------------------------ start
+
+document.getElementById("signout").addEventListener("click", async () => {
+  try {
+    await api("POST", "auth/logout");
+  } catch (err) {
+    // The token is forgotten here either way.
+  }
+  clearSession();
+  go("#/");
+});
+window.addEventListener("euchre:signed-out", route);
+window.addEventListener("hashchange", route);
+route();
