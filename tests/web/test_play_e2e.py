@@ -146,7 +146,7 @@ class PageErrors:
 def guest_page(browser, url: str):
     """A fresh browser context (its own localStorage) signed in as a new guest at `url`."""
     context = browser.new_context(viewport={"width": 1280, "height": 900})
-    context.set_default_timeout(15_000)
+    context.set_default_timeout(30_000)
     page = context.new_page()
     errors = PageErrors(page)
     page.goto(url)

@@ -361,7 +361,7 @@ export function showMatch(root, id) {
       const last = hand.tricks.length ? hand.tricks[hand.tricks.length - 1] : null;
       if (trick.length) {
         center.append(trickCards(trick, "trick", `${trick.length} card${trick.length === 1 ? "" : "s"} on the table`));
-      } else if (last && view.phase === "play") {
+      } else if (last && (view.phase === "play" || view.phase === "finished")) {
         center.append(trickCards(last.cards, "last-trick", `Last trick: won by ${who(last.winner)}`, true));
       } else if (view.phase === "bid1") {
         center.append(h("div", { class: "upcard", "data-testid": "upcard" }, h("div", { class: "small" }, "Turned up"), cardFace(hand.upcard)));
