@@ -10,8 +10,9 @@ from bots.players import choose_action
 from games import engine as E
 from games import eventlog
 from games.errors import Conflict
-from games.models import Hint, HintStatus, Match, SeatKind
+from games.models import Hint, HintStatus, Match
 from games.services import action_submit
+from games.turns import computer_seat
 
 
 def computer_turn_play(*, match_id: Any, expected_seq: int) -> bool:
@@ -23,7 +24,7 @@ def computer_turn_play(*, match_id: Any, expected_seq: int) -> bool:
     state = eventlog.load(match).state
     if state.turn is None:
         return False
-    seat = match.seats.filter(index=state.turn, kind=SeatKind.COMPUTER).first()
+    seat = computer_seat(match, state.turn)
     if seat is None:
         return False
     view = E.player_view(state, seat.index)

@@ -9,6 +9,7 @@ from django.utils import timezone
 
 from bots.services import computer_turn_play, hint_compute
 from games.models import Match, MatchStatus
+from games.services import seat_time_out
 from games.turns import enqueue_computer_turn
 
 
@@ -26,12 +27,23 @@ def play_computer_turn(match_id: str, expected_seq: int) -> bool:
 @shared_task(ignore_result=True)
 def sweep_waiting_matches() -> int:
     """Re-queue the turn of every match that has waited on a computer player for longer
-    than COMPUTER_TURN_STALE_AFTER seconds (a lost message, a broker outage)."""
+    than COMPUTER_TURN_STALE_AFTER seconds (a lost message, a broker outage), and
+    enforce turn deadlines passed by TURN_TIMER_SWEEP_GRACE seconds (a lost timer)."""
     cutoff = timezone.now() - timedelta(seconds=settings.COMPUTER_TURN_STALE_AFTER)
     waiting = Match.objects.filter(
         status=MatchStatus.ACTIVE, awaiting_computer=True, updated_at__lt=cutoff
     ).values_list("pk", "seq")
-    return sum(enqueue_computer_turn(pk, seq) for pk, seq in waiting.iterator())
+    queued = sum(enqueue_computer_turn(pk, seq) for pk, seq in waiting.iterator())
+    late = timezone.now() - timedelta(seconds=settings.TURN_TIMER_SWEEP_GRACE)
+    overdue = Match.objects.filter(status=MatchStatus.ACTIVE, turn_deadline__lt=late)
+    timed_out = sum(seat_time_out(match_id=pk) for pk in overdue.values_list("pk", flat=True))
+    return queued + timed_out
+
+
+@shared_task(acks_late=True, reject_on_worker_lost=True, ignore_result=True)
+def time_out_turn(match_id: str) -> bool:
+    """Enforce the match's turn deadline if it has passed (a later deadline: no-op)."""
+    return seat_time_out(match_id=match_id)
 
 
 @shared_task(acks_late=True, reject_on_worker_lost=True, ignore_result=True)

@@ -189,6 +189,10 @@ CELERY_BEAT_SCHEDULE = {
 COMPUTER_MOVE_DELAY = float(os.environ.get("COMPUTER_MOVE_DELAY", "0"))
 # A match waiting this long on a computer player is re-queued by the sweep.
 COMPUTER_TURN_STALE_AFTER = int(os.environ.get("COMPUTER_TURN_STALE_AFTER", "20"))
+# In-process mode (no workers) enforces turn timers with a timer thread per deadline.
+TURN_TIMER_THREADS = env_bool("TURN_TIMER_THREADS", True)
+# The sweep also enforces turn deadlines passed by this many seconds (a lost timer task).
+TURN_TIMER_SWEEP_GRACE = int(os.environ.get("TURN_TIMER_SWEEP_GRACE", "5"))
 CELERY_TASK_DEFAULT_QUEUE = os.environ.get("CELERY_TASK_DEFAULT_QUEUE", "celery")
 CELERY_TASK_SERIALIZER = "json"
 CELERY_RESULT_SERIALIZER = "json"

@@ -16,6 +16,7 @@ api = [
     path("matches/<str:match_id>", apis.MatchDetailApi.as_view(), name="match"),
     path("matches/<str:match_id>/join", apis.MatchJoinApi.as_view(), name="match-join"),
     path("matches/<str:match_id>/leave", apis.MatchLeaveApi.as_view(), name="match-leave"),
+    path("matches/<str:match_id>/return", apis.MatchReturnApi.as_view(), name="match-return"),
     path("matches/<str:match_id>/actions", apis.MatchActionApi.as_view(), name="match-actions"),
     path("matches/<str:match_id>/events", apis.MatchEventsApi.as_view(), name="match-events"),
     path("matches/<str:match_id>/stream", streams.match_stream, name="match-stream"),

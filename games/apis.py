@@ -34,6 +34,12 @@ class MatchViewSerializer(serializers.Serializer):
     seq = serializers.IntegerField(help_text="The newest event's sequence number.")
     options = serializers.DictField()
     hints_allowed = StrictBooleanField()
+    turn_seconds = serializers.IntegerField(
+        allow_null=True, help_text="The turn timer, if the match has one."
+    )
+    turn_deadline = serializers.CharField(
+        allow_null=True, help_text="When the person to act is replaced by a computer player."
+    )
     scores = serializers.ListField(child=serializers.IntegerField())
     winner_team = serializers.IntegerField(allow_null=True)
     hands_played = serializers.IntegerField()
@@ -177,6 +183,14 @@ class MatchListCreateApi(APIView):
         seats = SeatInputSerializer(many=True, help_text="Four seats, south, west, north, east.")
         options = OptionsInputSerializer(required=False)
         hints_allowed = StrictBooleanField(required=False, default=True)
+        turn_seconds = serializers.IntegerField(
+            min_value=services.MIN_TURN_SECONDS,
+            max_value=services.MAX_TURN_SECONDS,
+            required=False,
+            allow_null=True,
+            help_text="A turn timer: a person who does not act in time is played for by a "
+            "computer player until they take the seat back (POST .../return). None: off.",
+        )
 
         def validate_seats(self, seats: list[dict[str, Any]]) -> list[dict[str, Any]]:
             if len(seats) != 4:
@@ -222,6 +236,7 @@ class MatchListCreateApi(APIView):
             seats=[services.SeatSpec(s["kind"], s.get("level", "")) for s in data["seats"]],
             options=data.get("options") or {},
             hints_allowed=data["hints_allowed"],
+            turn_seconds=data.get("turn_seconds"),
         )
         match, seat = selectors.match_for_user(match_id=match.pk, user=request.user)
         return Response(selectors.player_view_get(match=match, seat=seat), status=201)
@@ -313,6 +328,18 @@ class MatchLeaveApi(APIView):
         services.match_leave(match_id=match.pk, user=request.user)
         match.refresh_from_db()
         return Response({**selectors.match_summary(match), "you": None})
+
+
+class MatchReturnApi(APIView):
+    @extend_schema(
+        request=None,
+        responses={200: MatchViewSerializer, **ERRORS},
+        summary="Take your seat back after your turn timer ran out",
+    )
+    def post(self, request: Request, match_id: str) -> Response:
+        services.seat_return(match_id=match_id, user=request.user)
+        match, seat = selectors.match_for_user(match_id=match_id, user=request.user)
+        return Response(selectors.player_view_get(match=match, seat=seat))
 
 
 class MatchActionApi(APIView):

@@ -1,9 +1,11 @@
 """The only code that writes events, and the one fold that turns them into state.
 
 Event types and their payloads (the seat is on the event, not in the payload):
-    match_created   {options, first_dealer, hints_allowed}
+    match_created   {options, first_dealer, hints_allowed, turn_seconds}
     seat_taken      {seat, kind, user_id, username, level}
     seat_left       {seat, level}                     a person left; a computer plays on
+    seat_timed_out  {seat, level, seconds}            turn timer: a computer plays for them
+    seat_returned   {seat}                            ...until they take the seat back
     match_started   {}
     hand_dealt      {hand, dealer, upcard, commitment, deck, salt}   deck/salt secret
     bid             {action}      pass, order_up, call, defend_alone
@@ -35,7 +37,14 @@ ACTION_EVENT_TYPES = {
     "play": "card_played",
 }
 OUTCOME_EVENT_TYPES = ("trick_won", "hand_scored", "hand_thrown_in", "match_finished")
-NO_ENGINE_EFFECT = ("seat_taken", "seat_left", "match_started", "hand_revealed")
+NO_ENGINE_EFFECT = (
+    "seat_taken",
+    "seat_left",
+    "seat_timed_out",
+    "seat_returned",
+    "match_started",
+    "hand_revealed",
+)
 
 
 @dataclass(frozen=True)

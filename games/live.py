@@ -19,19 +19,20 @@ import contextlib
 import logging
 import threading
 import time
-from collections.abc import AsyncIterator
-from typing import Any
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any, TypeVar
 
 import redis
 import redis.asyncio as aioredis
 from asgiref.sync import sync_to_async
 from django.conf import settings
-from django.db import transaction
+from django.db import close_old_connections, transaction
 
 from games.models import Event, Match, MatchStatus
 
 log = logging.getLogger(__name__)
 
+T = TypeVar("T")
 CHANNEL_PREFIX = "euchre:match:"
 _RECENT = 1000  # events a watch keeps for its clients
 _POLL_AT_MOST_EVERY = 1.0  # seconds: a watch's fallback reads of the log
@@ -142,7 +143,22 @@ class Watch:
             return [e for e in self.recent if e.seq > seq]
 
 
-@sync_to_async
+def in_pool(fn: Callable[..., T]) -> Callable[..., Awaitable[T]]:
+    """Run `fn` in the event loop's small thread pool rather than in a thread of the
+    request's own, closing its connection as CONN_MAX_AGE says: an idle stream client
+    must hold neither a thread's database connection nor a connection slot."""
+
+    def run(*args: Any, **kwargs: Any) -> T:
+        close_old_connections()
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            close_old_connections()
+
+    return sync_to_async(run, thread_sensitive=False)
+
+
+@in_pool
 def _read_events(match_id: str, after: int) -> tuple[list[Event], bool]:
     status = Match.objects.filter(pk=match_id).values_list("status", flat=True).first()
     events = list(Event.objects.filter(match_id=match_id, seq__gt=after).order_by("seq"))
@@ -225,6 +241,6 @@ class Hub:
             await watch.heard(await _newest_seq(watch.match_id))
 
 
-@sync_to_async
+@in_pool
 def _newest_seq(match_id: str) -> int:
     return Match.objects.filter(pk=match_id).values_list("seq", flat=True).first() or 0

@@ -43,6 +43,10 @@ class Match(models.Model):
     # Whether the seat to act is a computer player: the periodic sweep re-queues
     # matches that have waited on one for too long.
     awaiting_computer = models.BooleanField(default=False)
+    # Turn timers, a match option: a person who has not acted this many seconds after
+    # the turn came to them is played for by a computer player until they come back.
+    turn_seconds = models.PositiveIntegerField(null=True, blank=True)
+    turn_deadline = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
     finished_at = models.DateTimeField(null=True, blank=True)
@@ -53,6 +57,7 @@ class Match(models.Model):
         indexes = [
             models.Index(fields=["status", "updated_at"]),
             models.Index(fields=["awaiting_computer", "updated_at"]),
+            models.Index(fields=["turn_deadline"], name="match_turn_deadline"),
         ]
         constraints = [
             models.CheckConstraint(
@@ -80,6 +85,9 @@ class Seat(models.Model):
         related_name="seats",
     )
     bot_level = models.CharField(max_length=16, blank=True, default="")
+    # A person whose turn timed out: the computer player of bot_level plays for them
+    # until they take the seat back.
+    away = models.BooleanField(default=False)
 
     class Meta:
         ordering = ["index"]
@@ -95,6 +103,9 @@ class Seat(models.Model):
                 condition=(models.Q(kind="human") & models.Q(user__isnull=False))
                 | (~models.Q(kind="human") & models.Q(user__isnull=True)),
                 name="seat_user_iff_human",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(away=False) | models.Q(kind="human"), name="seat_away_is_human"
             ),
         ]
 

@@ -54,6 +54,7 @@ def seats_summary(match: Match, viewer: int | None = None) -> list[dict[str, Any
             "username": seat.user.get_username() if seat.user else None,
             "level": seat.bot_level or None,
             "is_you": seat.index == viewer,
+            "away": seat.away,
         }
         for seat in match.seats.all().select_related("user").order_by("index")
     ]
@@ -66,6 +67,8 @@ def match_summary(match: Match, viewer: int | None = None) -> dict[str, Any]:
         "seq": match.seq,
         "options": match.options,
         "hints_allowed": match.hints_allowed,
+        "turn_seconds": match.turn_seconds,
+        "turn_deadline": match.turn_deadline.isoformat() if match.turn_deadline else None,
         "scores": [match.score_ns, match.score_we],
         "winner_team": match.winner_team,
         "hands_played": match.hands_played,

@@ -11,15 +11,18 @@ from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
+from django.utils import timezone
 
 from bots.players import DEFAULT_LEVEL, PLAYERS
 from games import engine as E
-from games import eventlog, fairness, live, projections
+from games import eventlog, fairness, live, projections, timers
 from games.errors import BadInput, Conflict, NotFound, from_rule_error
 from games.eventlog import NewEvent
 from games.models import IdempotentResponse, Match, MatchStatus, Seat, SeatKind
 from games.selectors import is_match_id, player_view_get
 from games.turns import computer_to_act, schedule_computer_turn
+
+MIN_TURN_SECONDS, MAX_TURN_SECONDS = 5, 3600
 
 
 @dataclass(frozen=True)
@@ -46,9 +49,15 @@ def match_create(
     options: dict[str, Any] | None = None,
     hints_allowed: bool = True,
     first_dealer: int = 3,
+    turn_seconds: int | None = None,
 ) -> Match:
     if len(seats) != 4:
         raise BadInput("invalid_seats", "A match has exactly four seats.")
+    if turn_seconds is not None and not MIN_TURN_SECONDS <= turn_seconds <= MAX_TURN_SECONDS:
+        raise BadInput(
+            "invalid_turn_seconds",
+            f"A turn timer is {MIN_TURN_SECONDS} to {MAX_TURN_SECONDS} seconds (or none).",
+        )
     if sum(spec.kind == "me" for spec in seats) != 1:
         raise BadInput("invalid_seats", "Take exactly one seat yourself (kind 'me').")
     for spec in seats:
@@ -68,6 +77,7 @@ def match_create(
             options=rules.to_dict(),
             hints_allowed=hints_allowed,
             first_dealer=first_dealer,
+            turn_seconds=turn_seconds,
         )
         events = [
             NewEvent(
@@ -77,6 +87,7 @@ def match_create(
                     "options": rules.to_dict(),
                     "first_dealer": first_dealer,
                     "hints_allowed": hints_allowed,
+                    "turn_seconds": turn_seconds,
                 },
             )
         ]
@@ -150,6 +161,50 @@ def match_leave(*, match_id: Any, user: AbstractBaseUser, level: str = "") -> Ma
     return match
 
 
+def seat_time_out(*, match_id: Any) -> bool:
+    """Enforce a passed turn deadline: a computer player takes over the person's seat
+    (an event records it) until they come back. False if there is nothing to do."""
+    with transaction.atomic():
+        match = Match.objects.select_for_update().filter(pk=match_id).first()
+        if match is None or match.status != MatchStatus.ACTIVE:
+            return False
+        if match.turn_deadline is None or match.turn_deadline > timezone.now():
+            return False
+        folded = eventlog.load(match)
+        seat = match.seats.filter(index=folded.state.turn, kind=SeatKind.HUMAN).first()
+        if seat is None or seat.away:
+            return False
+        seat.away, seat.bot_level = True, DEFAULT_LEVEL
+        seat.save(update_fields=["away", "bot_level"])
+        payload = {"seat": seat.index, "level": DEFAULT_LEVEL, "seconds": match.turn_seconds}
+        _commit_events(match, folded, [NewEvent("seat_timed_out", seat.index, payload)])
+    return True
+
+
+def seat_return(*, match_id: Any, user: AbstractBaseUser) -> Match:
+    """Take your seat back from the computer player that your turn timer put in."""
+    with transaction.atomic():
+        match = _locked_match(match_id)
+        seat = match.seats.filter(user=user).first()
+        if seat is None:
+            raise NotFound()
+        if match.status == MatchStatus.FINISHED:
+            raise Conflict("match_finished", "The match is over.")
+        if not seat.away:
+            raise Conflict("not_away", "You are in your seat: no computer player plays for you.")
+        _commit_events(match, eventlog.load(match), _back_if_away(match, seat.index))
+    return match
+
+
+def _back_if_away(match: Match, seat_index: int) -> list[NewEvent]:
+    seat = match.seats.filter(index=seat_index, away=True).first()
+    if seat is None:
+        return []
+    seat.away, seat.bot_level = False, ""
+    seat.save(update_fields=["away", "bot_level"])
+    return [NewEvent("seat_returned", seat.index, {"seat": seat.index})]
+
+
 # ---------------------------------------------------------------- actions
 
 
@@ -192,6 +247,8 @@ def action_submit(
         except E.RuleError as exc:
             raise from_rule_error(exc, seq=match.seq) from exc
         events = [eventlog.action_event(seat_index, parsed), *eventlog.outcome_events(outcomes)]
+        if user is not None and match.turn_seconds:
+            events = _back_if_away(match, seat_index) + events  # acting is coming back
         _commit_events(match, folded, events)
         body = player_view_get(match=match, seat=seat_index, folded=folded)
         if idempotency_key is not None:
@@ -231,11 +288,15 @@ def _commit_events(match: Match, folded: eventlog.Folded, events: list[NewEvent]
     rows = eventlog.append(match, events)
     projections.project(match, rows)
     match.awaiting_computer = computer_to_act(match, state)
+    previous_deadline = match.turn_deadline
+    match.turn_deadline = timers.deadline(match, state, events)
     match.save()
     eventlog.remember_on_commit(match, folded)
     live.publish_on_commit(match)
     if match.awaiting_computer:
         schedule_computer_turn(match)
+    elif match.turn_deadline is not None and match.turn_deadline != previous_deadline:
+        timers.schedule_timeout(match)
 
 
 def _all_seats_taken(match: Match, events: list[NewEvent]) -> bool:

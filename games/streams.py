@@ -12,7 +12,6 @@ import json
 from collections.abc import AsyncIterator
 from typing import Any
 
-from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
 from knox.auth import TokenAuthentication
@@ -34,7 +33,7 @@ async def match_stream(request: HttpRequest, match_id: str) -> HttpResponse:
         )
     try:
         after = _after(request)
-        match, seat = await sync_to_async(_match_for_caller)(request, match_id)
+        match, seat = await live.in_pool(_match_for_caller)(request, match_id)
     except ServiceError as exc:
         return _error(exc, exc.status)
     if match.status == MatchStatus.FINISHED and after >= match.seq:

@@ -13,18 +13,27 @@ import threading
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import Q
 
 from games import engine as E
-from games.models import Match, SeatKind
+from games.models import Match, Seat, SeatKind
 
 log = logging.getLogger(__name__)
 _local = threading.local()
 
 
 def computer_to_act(match: Match, state: E.MatchState) -> bool:
-    if state.turn is None:
-        return False
-    return match.seats.filter(index=state.turn, kind=SeatKind.COMPUTER).exists()
+    return state.turn is not None and computer_seat(match, state.turn) is not None
+
+
+def computer_seat(match: Match, index: int) -> Seat | None:
+    """The seat if a computer player plays it: a computer seat, or a person's seat whose
+    turn timer ran out (games.timers) until they come back."""
+    return (
+        match.seats.filter(index=index)
+        .filter(Q(kind=SeatKind.COMPUTER) | Q(kind=SeatKind.HUMAN, away=True))
+        .first()
+    )
 
 
 def schedule_computer_turn(match: Match) -> None:

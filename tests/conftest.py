@@ -40,3 +40,10 @@ def _fresh_throttle_counters():
 def _fast_password_hashing(settings):
     # PBKDF2's deliberate slowness is for production; tests create many accounts.
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture(autouse=True)
+def _no_turn_timer_threads(settings):
+    # A timer thread would fire after its test's transaction is gone; tests enforce
+    # deadlines by calling the service (or run a real server that uses the threads).
+    settings.TURN_TIMER_THREADS = False

@@ -155,3 +155,28 @@ def test_a_hint_comes_back_through_a_real_worker(real_broker):
     assert done.action in legal
     assert "compute_hint" in worker.log()
     (ARTIFACTS / "hint-through-worker-seconds.txt").write_text(f"{elapsed:.3f}\n")
+
+
+def test_a_turn_timer_runs_out_on_a_worker_and_a_computer_plays_for_the_person(real_broker):
+    """The timer is a task with a countdown, queued when the turn came to the person."""
+    user = get_user_model().objects.create_user("person", password="x" * 12)
+    worker = Worker(real_broker).start()
+    try:
+        match = services.match_create(
+            user=user, seats=[SeatSpec("me")] + [SeatSpec("computer", "random")] * 3,
+            turn_seconds=5, options={"target_score": 1},
+        )  # fmt: skip
+        wait_until(
+            lambda: Event.objects.filter(match=match, type="seat_timed_out").exists(),
+            30,
+            "the turn timer",
+        )
+        timed_out = Event.objects.get(match=match, type="seat_timed_out")
+        waited = (timed_out.created_at - match.created_at).total_seconds()
+        wait_until(lambda: Match.objects.get(pk=match.pk).status == "finished", 60, "the end")
+    finally:
+        worker.stop()
+    assert timed_out.seat == 0 and 4.5 < waited < 15
+    south = Event.objects.filter(match=match, seat=0, type__in=["bid", "card_played"])
+    assert south.filter(seq__gt=timed_out.seq).exists()  # the computer played for south
+    assert "time_out_turn" in worker.log()

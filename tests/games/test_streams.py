@@ -6,24 +6,11 @@ from collections.abc import Callable
 import pytest
 from django.test import Client
 
-from tests.games.server_support import ApiServer, Player, SseClient
+from tests.games.server_support import Player, SseClient
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
 SHORT = {"target_score": 3}
-
-
-@pytest.fixture
-def servers():
-    started: list[ApiServer] = []
-
-    def start(**env: str) -> ApiServer:
-        started.append(ApiServer(**env).start())
-        return started[-1]
-
-    yield start
-    for server in started:
-        server.stop()
 
 
 def create_match(creator: Player, seats: list[str], options=SHORT) -> str:

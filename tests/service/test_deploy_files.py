@@ -22,9 +22,9 @@ import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
-APP_SERVICES = ("migrate", "api", "worker", "beat")
-LONG_RUNNING = ("postgres", "redis", "api", "worker", "beat")
-VARIABLE = re.compile(r"\$\{(\w+)(?::?([-?])([^}]*))?\}")
+APP_SERVICES = ("migrate", "api", "stream", "worker", "beat")
+LONG_RUNNING = ("postgres", "redis", "api", "stream", "proxy", "worker", "beat")
+VARIABLE = re.compile(r"(?<!\$)\$\{(\w+)(?::?([-?])([^}]*))?\}")
 
 
 def compose_text() -> str:
@@ -71,13 +71,24 @@ def health_test(service: dict) -> list[str]:
 
 def test_compose_runs_the_whole_stack():
     found = services()
-    assert set(found) == {"postgres", "redis", "migrate", "api", "worker", "beat"}
+    assert set(found) == {
+        "postgres",
+        "redis",
+        "migrate",
+        "api",
+        "stream",
+        "proxy",
+        "worker",
+        "beat",
+    }
     assert found["postgres"]["image"] == "postgres:16"
     assert found["redis"]["image"] == "redis:7"
     for name in APP_SERVICES:
         assert found[name]["build"] == "."
         assert found[name]["image"] == found["api"]["image"]
     assert command(found["api"])[0] == "gunicorn"
+    assert command(found["stream"])[:2] == ["uvicorn", "euchre_service.asgi:application"]
+    assert found["proxy"]["image"].startswith("nginx:")
     assert command(found["worker"])[:4] == ["celery", "-A", "euchre_service", "worker"]
     assert command(found["beat"])[:4] == ["celery", "-A", "euchre_service", "beat"]
     assert command(found["migrate"]) == ["python", "manage.py", "migrate", "--noinput"]
@@ -93,6 +104,8 @@ def test_every_long_running_service_has_a_health_check():
     assert "pg_isready" in " ".join(health_test(found["postgres"]))
     assert health_test(found["redis"]) == ["CMD", "redis-cli", "ping"]
     assert "/healthz" in " ".join(health_test(found["api"]))
+    assert "8001/healthz" in " ".join(health_test(found["stream"]))
+    assert "8080/healthz" in " ".join(health_test(found["proxy"]))
     assert "inspect ping" in " ".join(health_test(found["worker"]))
     assert "healthcheck" not in found["migrate"]  # a one-shot job: it exits when done
 
@@ -103,7 +116,11 @@ def test_services_start_once_what_they_need_is_healthy():
         "postgres": {"condition": "service_healthy"},
         "redis": {"condition": "service_healthy"},
     }
-    for name in ("api", "worker", "beat"):
+    assert found["proxy"]["depends_on"] == {
+        "api": {"condition": "service_healthy"},
+        "stream": {"condition": "service_healthy"},
+    }
+    for name in ("api", "stream", "worker", "beat"):
         needs = found[name]["depends_on"]
         assert needs["postgres"] == {"condition": "service_healthy"}, name
         assert needs["redis"] == {"condition": "service_healthy"}, name
@@ -308,7 +325,9 @@ def scratch_database():
 
 
 @pytest.mark.slow
-def test_migrate_api_worker_and_beat_start_and_pass_their_health_checks(scratch_database, tmp_path):
+def test_migrate_api_stream_worker_and_beat_start_and_pass_their_health_checks(
+    scratch_database, tmp_path
+):
     key = secrets.token_urlsafe(50)
     found = services({"SECRET_KEY": key, "POSTGRES_PASSWORD": "unused", "CELERY_CONCURRENCY": "1"})
     port = _free_port()
@@ -330,12 +349,18 @@ def test_migrate_api_worker_and_beat_start_and_pass_their_health_checks(scratch_
             for w in words
         ]
 
+    stream_port = _free_port()
+
+    def stream_here(words: list[str]) -> list[str]:
+        return [w.replace("8001", str(stream_port)) for w in here(words)]
+
     started = []
     try:
-        for name in ("api", "worker", "beat"):
+        for name in ("api", "stream", "worker", "beat"):
+            local = stream_here if name == "stream" else here
             log = tmp_path / f"{name}.log"
-            started.append(_start(here(command(found[name])), env[name], log))
-            _until_healthy(here(health_test(found[name])), env[name], started[-1], log)
+            started.append(_start(local(command(found[name])), env[name], log))
+            _until_healthy(local(health_test(found[name])), env[name], started[-1], log)
         # The healthy API answers with the production settings: plain HTTP is redirected,
         # except /healthz.
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
@@ -347,3 +372,39 @@ def test_migrate_api_worker_and_beat_start_and_pass_their_health_checks(scratch_
     finally:
         for proc in reversed(started):
             _stop(proc)
+
+
+# ---------------------------------------------------------------- the proxy
+
+
+def nginx_conf() -> str:
+    return (ROOT / "deploy" / "nginx.conf").read_text()
+
+
+def test_the_proxy_sends_streams_to_the_asgi_server_and_the_rest_to_gunicorn():
+    conf = nginx_conf()
+    streams = re.search(r"location ~ (\S+) \{(.*?)\}", conf, re.DOTALL)
+    assert streams, "a regex location for the streams"
+    pattern, block = re.compile(streams.group(1)), streams.group(2)
+    assert pattern.match("/api/v1/matches/6f1c2a9e-0000-4000-8000-000000000000/stream")
+    for other in ("/api/v1/matches/x/events", "/api/v1/matches", "/api/v1/matches/x/stream/x"):
+        assert not pattern.match(other), other
+    assert "proxy_pass http://euchre_stream;" in block
+    assert "proxy_buffering off;" in block  # each event passed on as it comes
+    assert re.search(r"proxy_read_timeout (\d+)h;", block)  # idle streams stay open
+    rest = re.search(r"location / \{(.*?)\}", conf, re.DOTALL).group(1)
+    assert "proxy_pass http://euchre_api;" in rest
+    found = services()
+    for upstream, service in (("euchre_api", "api"), ("euchre_stream", "stream")):
+        server = re.search(rf"upstream {upstream} \{{\s*server (\S+):(\d+);", conf)
+        assert server and server.group(1) == service
+        assert server.group(2) in found[service]["expose"]
+    assert "./deploy/nginx.conf:/etc/nginx/conf.d/default.conf:ro" in found["proxy"]["volumes"]
+    assert found["proxy"]["ports"] == ["8000:8080"] and "listen 8080;" in conf
+    assert "ports" not in found["api"] and "ports" not in found["stream"]
+
+
+def test_the_proxy_passes_on_the_original_scheme_for_the_https_checks():
+    conf = nginx_conf()
+    assert "proxy_set_header X-Forwarded-Proto $forwarded_proto;" in conf
+    assert "proxy_set_header Host $host;" in conf

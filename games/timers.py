@@ -1,0 +1,70 @@
+"""Turn timers: when a person's turn must end, and asking for it to be enforced.
+
+With the match option turn_seconds, every time the turn comes to a person (or they
+come back to their seat) the match gets a deadline. When it passes,
+games.services.seat_time_out puts a computer player in for them (an event records
+it) until they take the seat back. Enforcing it: a Celery task with a countdown,
+queued on commit; in-process mode (the embedded default) a timer thread; and the
+periodic sweep for any deadline whose task was lost.
+"""
+
+import logging
+import threading
+from datetime import datetime, timedelta
+
+from django.conf import settings
+from django.db import connections, transaction
+from django.utils import timezone
+
+from games import engine as E
+from games.eventlog import NewEvent
+from games.models import Match, MatchStatus, SeatKind
+
+log = logging.getLogger(__name__)
+
+# Events after which the person to act gets the full time again.
+_RESTART = {"bid", "discard", "card_played", "hand_dealt", "match_started", "seat_returned"}
+
+
+def deadline(match: Match, state: E.MatchState, events: list[NewEvent]) -> datetime | None:
+    """The match's deadline after `events`: none unless a person (not away) is to act."""
+    if not match.turn_seconds or match.status != MatchStatus.ACTIVE or state.turn is None:
+        return None
+    seat = match.seats.filter(index=state.turn).first()
+    if seat is None or seat.kind != SeatKind.HUMAN or seat.away:
+        return None
+    if match.turn_deadline is not None and not any(e.type in _RESTART for e in events):
+        return match.turn_deadline
+    return timezone.now() + timedelta(seconds=match.turn_seconds)
+
+
+def schedule_timeout(match: Match) -> None:
+    """Ask, once the transaction commits, for the deadline to be enforced."""
+    match_id, delay = match.pk, max(0.0, (match.turn_deadline - timezone.now()).total_seconds())
+    transaction.on_commit(lambda: enqueue_timeout(match_id, delay))
+
+
+def enqueue_timeout(match_id: object, delay: float) -> None:
+    from bots.tasks import time_out_turn
+
+    if not settings.CELERY_TASK_ALWAYS_EAGER:
+        try:
+            time_out_turn.apply_async((str(match_id),), countdown=delay, retry=False)
+        except Exception:
+            log.warning("could not queue the turn timer of %s; the sweep will", match_id)
+        return
+    if settings.TURN_TIMER_THREADS:
+        timer = threading.Timer(delay + 0.05, _in_thread, (str(match_id),))
+        timer.daemon = True
+        timer.start()
+
+
+def _in_thread(match_id: str) -> None:
+    from bots.tasks import time_out_turn
+
+    try:
+        time_out_turn.apply((match_id,))
+    except Exception:
+        log.exception("turn timer of %s failed", match_id)
+    finally:
+        connections.close_all()  # this thread's own connection
