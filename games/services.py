@@ -217,8 +217,9 @@ def action_submit(
     idempotency_key: str | None = None,
     user: AbstractBaseUser | None = None,
 ) -> ActionResponse:
-    """Apply one seat's action. `user` is the person acting (None for a computer player);
-    with an idempotency key, a repeated request gets the first response again."""
+    """Apply one seat's action. `user` is the person acting (None for a computer player,
+    whose answer is an empty body); with an idempotency key, a repeated request gets the
+    first response again."""
     with transaction.atomic():
         match = _locked_match(match_id)
         if idempotency_key is not None:
@@ -250,7 +251,8 @@ def action_submit(
         if user is not None and match.turn_seconds:
             events = _back_if_away(match, seat_index) + events  # acting is coming back
         _commit_events(match, folded, events)
-        body = player_view_get(match=match, seat=seat_index, folded=folded)
+        # A computer player's move answers nobody: skip building a view for it.
+        body = player_view_get(match=match, seat=seat_index, folded=folded) if user else {}
         if idempotency_key is not None:
             try:
                 with transaction.atomic():

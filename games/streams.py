@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from django.conf import settings
+from django.core.handlers.asgi import ASGIRequest
 from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
 from knox.auth import TokenAuthentication
 from rest_framework import exceptions
@@ -38,6 +39,16 @@ async def match_stream(request: HttpRequest, match_id: str) -> HttpResponse:
         return _error(exc, exc.status)
     if match.status == MatchStatus.FINISHED and after >= match.seq:
         return HttpResponse(status=204)  # tells an EventSource to stop reconnecting
+    if not isinstance(request, ASGIRequest):
+        # Under WSGI an endless response would hold a worker thread for ever.
+        return _error(
+            ServiceError(
+                "stream_needs_asgi",
+                "Live streams are served by the ASGI server (uvicorn); this process is WSGI. "
+                "Route /api/v1/matches/{id}/stream there (docs/operations.md).",
+            ),
+            503,
+        )
     response = StreamingHttpResponse(
         _messages(str(match.pk), seat, after), content_type="text/event-stream"
     )
@@ -89,3 +100,43 @@ def _error(exc: ServiceError, status: int) -> JsonResponse:
     if status == 401:
         response["WWW-Authenticate"] = "Token"
     return response
+
+
+def schema_hook(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+    """drf-spectacular postprocessing: this async view is not a DRF view, so describe it
+    in the OpenAPI document by hand."""
+    error = {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
+    result["paths"]["/api/v1/matches/{match_id}/stream"] = {
+        "get": {
+            "operationId": "matches_stream",
+            "summary": "Live events of a match (Server-Sent Events)",
+            "description": (
+                "Each new event as your seat may see it (the same objects as GET .../events), "
+                "as `id: <seq>`, `event: match_event`, `data: <json>`; `: keep-alive` "
+                "comments while idle. Resume with Last-Event-ID (or ?after=N): exactly the "
+                "events after it, then live ones. Ends once a finished match's log is all "
+                "sent; 204 when there is nothing left. Served by the ASGI server only."
+            ),
+            "tags": ["matches"],
+            "parameters": [
+                {"name": "match_id", "in": "path", "required": True, "schema": {"type": "string"}},
+                {"name": "after", "in": "query", "schema": {"type": "integer", "minimum": 0}},
+                {"name": "Last-Event-ID", "in": "header", "schema": {"type": "string"}},
+            ],
+            "security": [{"knoxApiToken": []}],
+            "responses": {
+                "200": {"description": "The stream", "content": {"text/event-stream": {}}},
+                "204": {"description": "A finished match with nothing after the given seq."},
+                **{
+                    code: {"description": text, "content": error}
+                    for code, text in (
+                        ("400", "after or Last-Event-ID is not a whole number"),
+                        ("401", "No or bad token"),
+                        ("404", "No such match, or no seat for you at it"),
+                        ("503", "Asked of a WSGI process (stream_needs_asgi)"),
+                    )
+                },
+            },
+        }
+    }
+    return result

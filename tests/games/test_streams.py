@@ -6,6 +6,7 @@ from collections.abc import Callable
 import pytest
 from django.test import Client
 
+from tests.games import helpers
 from tests.games.server_support import Player, SseClient
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
@@ -195,3 +196,21 @@ def test_only_get_is_allowed(finished_match):
 def test_reconnecting_after_the_end_of_a_finished_match_is_204(finished_match):
     match, client = finished_match
     assert client.get(stream_url(match.pk), {"after": match.seq}).status_code == 204
+
+
+def test_a_wsgi_process_refuses_to_hold_a_stream_open(player):
+    """gunicorn (WSGI) would hold a worker thread for the life of the stream: it says where
+    streams are served instead."""
+    _user, client = player
+    match_id = helpers.create_match(client, helpers.OPEN)["id"]
+    response = client.get(stream_url(match_id))
+    assert response.status_code == 503
+    assert response.json()["code"] == "stream_needs_asgi"
+    assert "uvicorn" in response.json()["detail"]
+
+
+def test_the_stream_is_in_the_openapi_schema(client):
+    schema = client.get("/api/v1/schema?format=json").json()
+    stream = schema["paths"]["/api/v1/matches/{match_id}/stream"]["get"]
+    assert "text/event-stream" in stream["responses"]["200"]["content"]
+    assert {p["name"] for p in stream["parameters"]} == {"match_id", "after", "Last-Event-ID"}
