@@ -1,6 +1,30 @@
-import os
+"""The ASGI application: the whole service, and what production runs for live streams.
 
-from django.core.asgi import get_asgi_application
+Django gives every ASGI request a thread of its own for its synchronous steps
+(signals, middleware), kept until the response ends. A stream's response lasts as
+long as the client stays, so each idle client would keep a thread. Stream requests
+therefore run their few synchronous steps on one shared thread instead; their
+database reads go to the event loop's small pool (games.live.in_pool).
+"""
+
+import os
+import re
+
+import django
+from django.core.handlers.asgi import ASGIHandler
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "euchre_service.settings")
-application = get_asgi_application()
+django.setup(set_prefix=False)
+
+_STREAM = re.compile(r"^/api/v1/matches/[^/]+/stream$")
+
+
+class Handler(ASGIHandler):
+    async def __call__(self, scope, receive, send):
+        if scope["type"] == "http" and _STREAM.match(scope["path"]):
+            await self.handle(scope, receive, send)  # no thread of its own
+            return
+        await super().__call__(scope, receive, send)
+
+
+application = Handler()

@@ -214,3 +214,31 @@ def test_the_stream_is_in_the_openapi_schema(client):
     stream = schema["paths"]["/api/v1/matches/{match_id}/stream"]["get"]
     assert "text/event-stream" in stream["responses"]["200"]["content"]
     assert {p["name"] for p in stream["parameters"]} == {"match_id", "after", "Last-Event-ID"}
+
+
+def test_idle_streams_hold_no_thread_and_no_database_connection_each(servers):
+    server = servers()
+    alice = Player(server)
+    match_id = create_match(alice, ["me", "open", "computer", "computer"])
+    threads_before = _threads(server.proc.pid)
+    connections_before = _database_connections()
+    clients = [alice.stream(match_id) for _ in range(40)]
+    for client in clients:
+        client.wait_for_seq(1)
+    assert _threads(server.proc.pid) < threads_before + 5
+    assert _database_connections() < connections_before + 5
+    for client in clients:
+        client.close()
+
+
+def _threads(pid: int) -> int:
+    status = open(f"/proc/{pid}/status").read()
+    return int(status.split("Threads:")[1].split()[0])
+
+
+def _database_connections() -> int:
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()")
+        return cursor.fetchone()[0]
