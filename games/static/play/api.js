@@ -105,12 +105,15 @@ export function sseParser(onMessage) {
 }
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const SILENT_MS = 45000;
 
 // Follows GET matches/{id}/stream?after=N. Calls onEvent(event) for each match event,
 // reconnects after a dropped connection with after=<last seq>, stops when the server
 // answers 204 (nothing more will come), and calls onUnavailable() when there is no
-// stream to follow (then the caller polls instead). Returns a function that stops it.
-export function followMatch(matchId, after, { onEvent, onUnavailable }) {
+// stream to follow here (an error other than 5xx/429, or 503 stream_needs_asgi from a
+// WSGI process): the caller polls instead. onConnected(true/false) says whether the
+// stream is up, so that the caller can poll while it is down. Returns a stop function.
+export function followMatch(matchId, after, { onEvent, onUnavailable, onConnected = () => {} }) {
   let stopped = false;
   let controller = null;
   let last = after;
@@ -118,20 +121,36 @@ export function followMatch(matchId, after, { onEvent, onUnavailable }) {
   async function run() {
     let backoff = 500;
     while (!stopped) {
-      controller = new AbortController();
+      const current = new AbortController();
+      controller = current;
+      // The server sends a keep-alive comment every 15 s or so: a connection silent for
+      // much longer is dead without having said so; drop it and reconnect.
+      let watchdog = setTimeout(() => current.abort(), SILENT_MS);
+      const alive = () => {
+        clearTimeout(watchdog);
+        watchdog = setTimeout(() => current.abort(), SILENT_MS);
+      };
       try {
         const response = await fetch(`${BASE}matches/${matchId}/stream?after=${last}`, {
           headers: headers({ Accept: "text/event-stream" }),
-          signal: controller.signal,
+          signal: current.signal,
           cache: "no-store",
         });
         if (response.status === 204) return;
         if (!response.ok || !response.body) {
-          if (response.status >= 500 || response.status === 429) throw new Error(`stream ${response.status}`);
-          if (onUnavailable) onUnavailable(response.status);
+          let code = "";
+          try {
+            code = (await response.json()).code || "";
+          } catch (err) {
+            code = "";
+          }
+          const transient = (response.status >= 500 || response.status === 429) && code !== "stream_needs_asgi";
+          if (transient) throw new Error(`stream ${response.status}`);
+          if (onUnavailable) onUnavailable(response.status, code);
           return;
         }
         backoff = 500;
+        onConnected(true);
         const feed = sseParser((message) => {
           if (message.event !== "match_event") return;
           let event;
@@ -148,13 +167,18 @@ export function followMatch(matchId, after, { onEvent, onUnavailable }) {
         for (;;) {
           const { value, done } = await reader.read();
           if (done) break;
+          alive();
           feed(value);
         }
         // The server closed the stream: after a finished match's last event the next
         // connection answers 204; otherwise this reconnects from the last seq.
       } catch (err) {
         if (stopped) return;
+      } finally {
+        clearTimeout(watchdog);
       }
+      if (stopped) return;
+      onConnected(false);
       await sleep(backoff);
       backoff = Math.min(backoff * 2, 10000);
     }

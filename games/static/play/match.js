@@ -48,6 +48,7 @@ export function showMatch(root, id) {
     again: false,
     stopStream: null,
     pollTimer: null,
+    polling: false, // no stream here at all: poll for good
     hint: null, // {seq, status, action, explanation} or {seq, error}
     message: null, // {code, detail, kind}
   };
@@ -106,6 +107,7 @@ export function showMatch(root, id) {
         st.again = false;
         const body = await api("GET", `matches/${id}`);
         if (st.stopped) return;
+        if (st.message && st.message.code === "network_error") st.message = null; // back again
         accept(body);
       } while (st.again && !st.stopped);
     } catch (err) {
@@ -127,28 +129,41 @@ export function showMatch(root, id) {
       stopFollowing();
       return;
     }
-    if (st.stopStream || st.pollTimer) return;
+    if (st.stopStream || st.polling) return;
     st.stopStream = followMatch(id, st.body.seq, {
       onEvent: (event) => {
         if (!st.body || event.seq > st.body.seq) refresh();
       },
       onUnavailable: () => {
-        // No stream here: ask for the view every few seconds instead.
+        // No stream here (e.g. a WSGI-only deployment): ask for the view every few seconds.
         st.stopStream = null;
-        if (!st.stopped && !st.pollTimer) {
-          st.pollTimer = setInterval(() => {
-            if (!st.busy && st.body && st.body.status !== "finished") refresh();
-          }, POLL_MS);
-        }
+        st.polling = true;
+        startPolling();
+      },
+      onConnected: (up) => {
+        // While the stream is down, poll; once it is back it replays what was missed.
+        if (up) stopPolling();
+        else startPolling();
       },
     });
+  }
+
+  function startPolling() {
+    if (st.stopped || st.pollTimer) return;
+    st.pollTimer = setInterval(() => {
+      if (!st.busy && st.body && st.body.status !== "finished") refresh();
+    }, POLL_MS);
+  }
+
+  function stopPolling() {
+    if (st.pollTimer) clearInterval(st.pollTimer);
+    st.pollTimer = null;
   }
 
   function stopFollowing() {
     if (st.stopStream) st.stopStream();
     st.stopStream = null;
-    if (st.pollTimer) clearInterval(st.pollTimer);
-    st.pollTimer = null;
+    stopPolling();
   }
 
   // ---------------------------------------------------------------- acting
