@@ -122,6 +122,8 @@ STORAGES = {
 }
 # Without `collectstatic` (the embedded default, tests) files are found in the apps.
 WHITENOISE_USE_FINDERS = env_bool("WHITENOISE_USE_FINDERS", True)
+# With DEBUG on, files edited while the server runs are served as they are now.
+WHITENOISE_AUTOREFRESH = DEBUG
 
 # Requests larger than this are refused before any view reads them.
 DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("DATA_UPLOAD_MAX_MEMORY_SIZE", "65536"))
