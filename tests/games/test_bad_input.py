@@ -135,3 +135,31 @@ def test_a_non_json_content_type_is_a_415(player):
     _user, client = player
     response = client.generic("POST", "/api/v1/matches", "seats=4", content_type="text/plain")
     assert_error(response, 415, "unsupported_media_type")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_illegal_left_bower_play_over_http_says_why_and_changes_nothing(player):
+    """South plays matches against computer players, keeping jacks, and at every turn in
+    the play taps each illegal card, until one is refused because of the left bower."""
+    _user, client = player
+    for _match in range(10):  # the case comes up within a few hands; 10 matches bound it
+        match_id = create_match(client, COMPUTERS)["id"]
+        body = view(client, match_id)
+        while body["status"] == "active":
+            legal = body["view"]["legal_actions"]
+            plays = [a["card"] for a in legal if a["type"] == "play"]
+            for card in body["view"]["hand"]["cards"] if plays else []:
+                if card in plays:
+                    continue
+                before = seq_of(match_id)
+                refused = assert_error(
+                    act(client, match_id, {"type": "play", "card": card}), 422, "must_follow_suit"
+                )
+                assert seq_of(match_id) == before
+                if "left bower" in refused["detail"]:
+                    assert "must follow suit" in refused["detail"]
+                    return
+            keep_jacks = sorted(legal, key=lambda a: a.get("card", "")[:1] == "J")
+            assert act(client, match_id, keep_jacks[0]).status_code == 200
+            body = view(client, match_id)
+    raise AssertionError("no left bower refusal in 10 matches")
