@@ -1,5 +1,6 @@
 """Real API processes (uvicorn, the production ASGI server) and a Server-Sent Events client."""
 
+import contextlib
 import json
 import os
 import signal
@@ -155,5 +156,10 @@ class SseClient:
         self.wait_for(lambda c: c.ids and c.ids[-1] >= seq, timeout, f"seq {seq}")
 
     def close(self) -> None:
+        """Hang up at once: shut the socket down under the reader thread's blocked read
+        (closing the response alone waits for the next bytes or the read timeout)."""
+        with contextlib.suppress(AttributeError, OSError):
+            self.response.raw._fp.fp.raw._sock.shutdown(socket.SHUT_RDWR)
         self.response.close()
         self._thread.join(5)
+        assert not self._thread.is_alive(), "the stream reader did not stop"

@@ -242,3 +242,25 @@ def _database_connections() -> int:
     with connection.cursor() as cursor:
         cursor.execute("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()")
         return cursor.fetchone()[0]
+
+
+def test_a_stream_process_that_loses_its_redis_subscription_resubscribes_and_catches_up(
+    servers,
+):
+    """Redis drops the subscriber connection mid-match: the process subscribes again and its
+    clients get the events published meanwhile from the log (not a keep-alive poll later)."""
+    import redis
+    from django.conf import settings
+
+    server = servers(STREAM_KEEPALIVE_SECONDS="120")
+    alice = Player(server)
+    match_id = create_match(alice, ["me", "computer", "computer", "computer"])
+    client = alice.stream(match_id)
+    client.wait_for_seq(alice.call("GET", f"matches/{match_id}")["seq"])
+
+    killed = redis.Redis.from_url(settings.REDIS_URL).client_kill_filter(_type="pubsub")
+    assert killed >= 1
+    view = play([alice], match_id, until=lambda: _seq(alice, match_id) > client.ids[-1] + 3)
+    client.wait_for_seq(view["seq"], timeout=15)
+    assert client.ids == list(range(1, view["seq"] + 1))
+    client.close()
