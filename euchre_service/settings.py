@@ -101,6 +101,8 @@ else:
 # Live streams (GET .../stream): a comment this often keeps idle connections open
 # through proxies, and each one also polls the log for anything a message missed.
 STREAM_KEEPALIVE_SECONDS = float(os.environ.get("STREAM_KEEPALIVE_SECONDS", "15"))
+# A stream is closed after this long; clients reconnect (and are authenticated again).
+STREAM_MAX_SECONDS = float(os.environ.get("STREAM_MAX_SECONDS", "3600"))
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},

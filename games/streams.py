@@ -5,10 +5,13 @@ coroutine, not a worker. It authenticates with the same tokens as the API, sends
 the events after `Last-Event-ID` (or `?after=N`) from the log, then each new one
 as the caller's seat may see it (games.selectors.event_for_seat), its seq as the
 SSE id, and a comment every STREAM_KEEPALIVE_SECONDS while nothing happens. The
-stream ends once a finished match's log is all sent; reconnecting after that answers 204.
+stream ends once a finished match's log is all sent (reconnecting then answers 204),
+when the caller leaves their seat, and after STREAM_MAX_SECONDS (the client
+reconnects with Last-Event-ID, and is authenticated again).
 """
 
 import json
+import time
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -80,17 +83,22 @@ def _after(request: HttpRequest) -> int:
 
 async def _messages(match_id: str, seat: int, after: int) -> AsyncIterator[str]:
     keepalive = settings.STREAM_KEEPALIVE_SECONDS
+    # A stream ends now and then, so that the client reconnects and its token and seat
+    # are checked again (a revoked token stops getting events within this time).
+    ends_at = time.monotonic() + settings.STREAM_MAX_SECONDS
     async with live.hub().watching(match_id) as watch:
         yield "retry: 2000\n\n"
         last, poll = after, False
-        while True:
+        while time.monotonic() < ends_at:
             for event in await watch.events_after(last, poll=poll):
                 item = selectors.event_for_seat(event, seat, watch.finished)
                 yield f"id: {event.seq}\nevent: match_event\ndata: {json.dumps(item)}\n\n"
                 last = event.seq
+                if event.type == "seat_left" and event.seat == seat:
+                    return  # the seat is a computer player's now: its cards are not the caller's
             if watch.finished and last >= watch.latest:
                 return  # the whole log is sent; it will never grow
-            poll = not await watch.wait_beyond(last, keepalive)
+            poll = not await watch.wait_beyond(last, min(keepalive, ends_at - time.monotonic()))
             if poll:
                 yield ": keep-alive\n\n"
 

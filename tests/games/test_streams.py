@@ -4,6 +4,7 @@ import time
 from collections.abc import Callable
 
 import pytest
+import requests
 from django.test import Client
 
 from tests.games import helpers
@@ -264,3 +265,34 @@ def test_a_stream_process_that_loses_its_redis_subscription_resubscribes_and_cat
     client.wait_for_seq(view["seq"], timeout=15)
     assert client.ids == list(range(1, view["seq"] + 1))
     client.close()
+
+
+def test_a_person_who_leaves_gets_no_event_after_leaving(servers):
+    """The seat is a computer player's from then on: its next deals are not the caller's."""
+    server = servers()
+    alice = Player(server)
+    match_id = create_match(alice, ["me", "computer", "computer", "computer"])
+    client = alice.stream(match_id)
+    client.wait_for_seq(_seq(alice, match_id))
+
+    alice.call("POST", f"matches/{match_id}/leave")
+
+    client.wait_for(lambda c: c.ended, timeout=10, what="the end of the stream")
+    assert (client.events[-1]["type"], client.events[-1]["seat"]) == ("seat_left", 0)
+    response = requests.get(
+        f"{server.url}/api/v1/matches/{match_id}/stream", headers=alice.headers, timeout=10
+    )
+    assert response.status_code == 404
+
+
+def test_a_stream_ends_after_its_longest_time_and_the_client_resumes(servers):
+    server = servers(STREAM_MAX_SECONDS="1", STREAM_KEEPALIVE_SECONDS="0.4")
+    alice = Player(server)
+    match_id = create_match(alice, ["me", "open", "computer", "computer"])
+    seq = _seq(alice, match_id)
+    first = alice.stream(match_id)
+    first.wait_for(lambda c: c.ended, timeout=10, what="the end of the stream")
+    assert first.ids == list(range(1, seq + 1)) and first.comments
+    again = alice.stream(match_id, last_event_id=first.ids[-1])
+    again.wait_for(lambda c: c.ended, timeout=10, what="the end of the stream")
+    assert again.ids == []
