@@ -121,6 +121,9 @@ function checkbox(id, label, checked) {
   return { input, el: h("label", { class: "check", for: id }, input, ` ${label}`) };
 }
 
+// The turn timer's choices (the API takes 5 to 3600 s): long enough to read the table.
+const TURN_TIMERS = [15, 30, 60, 120];
+
 function showLobby(root, _id, { go }) {
   const seats = { west: seatSelect("west", "medium"), north: seatSelect("north", "medium"), east: seatSelect("east", "medium") };
   const target = h("input", { id: "target_score", type: "number", min: 1, max: 15, value: 10, required: true, "data-testid": "opt-target-score" });
@@ -132,6 +135,10 @@ function showLobby(root, _id, { go }) {
     h("option", { value: "dealer_left" }, "the dealer's left (usual)"),
     h("option", { value: "loner_left" }, "the loner's left"),
     h("option", { value: "canadian" }, "Canadian loner"),
+  );
+  const turnTimer = h("select", { id: "turn_seconds", "data-testid": "opt-turn-seconds", "aria-describedby": "turn-timer-note" },
+    h("option", { value: "", selected: true }, "Off"),
+    TURN_TIMERS.map((seconds) => h("option", { value: String(seconds) }, `${seconds} s a turn`)),
   );
   const error = errorBox("create-error");
   const submit = h("button", { type: "submit", class: "primary", "data-testid": "create-match" }, "Start the match");
@@ -154,6 +161,7 @@ function showLobby(root, _id, { go }) {
         defending_alone: defending.input.checked,
       },
       hints_allowed: hints.input.checked,
+      turn_seconds: turnTimer.value ? Number(turnTimer.value) : null,
     };
     submit.disabled = true;
     try {
@@ -183,6 +191,9 @@ function showLobby(root, _id, { go }) {
           stick.el, alone.el,
           h("label", { for: "lone_lead" }, "Against a loner, the first lead is from"), loneLead,
           defending.el, hints.el,
+          h("label", { for: "turn_seconds" }, "Turn timer"), turnTimer,
+          h("p", { class: "small", id: "turn-timer-note" },
+            "When a person's time runs out, a computer player plays for them until they come back."),
         ),
         submit,
         error,
@@ -200,9 +211,11 @@ function showLobby(root, _id, { go }) {
       replace(list, page.results.map((m) => {
         const others = m.seats.filter((s) => !s.is_you).map(playerName).join(", ");
         const finished = m.status === "finished";
-        return h("li", { "data-testid": "match-item", "data-status": m.status },
+        const away = !finished && m.seats.some((s) => s.is_you && s.away);
+        return h("li", { "data-testid": "match-item", "data-status": m.status, "data-away": String(away) },
           h("a", { href: `#/match/${m.id}` }, `${capital(m.status)}: ${m.scores[0]}–${m.scores[1]}`),
           ` with ${others}`,
+          away ? h("strong", {}, " · your time ran out: a computer player is playing for you") : null,
           finished ? [" · ", teamName(m.winner_team), " won · ", h("a", { href: `#/replay/${m.id}` }, "Replay")] : null,
         );
       }));

@@ -1,6 +1,6 @@
 // The table: your cards (illegal ones dimmed, a tap on one shows the engine's reason),
-// the bidding, the trick, the score, hints and the end of the match. GET matches/{id}
-// is the truth; each event on the stream is a cue to fetch it again.
+// the bidding, the trick, the score, hints, the turn timer and the end of the match.
+// GET matches/{id} is the truth; each event on the stream is a cue to fetch it again.
 import { api, followMatch } from "./api.js";
 import {
   SUITS,
@@ -20,6 +20,10 @@ import {
 import { cardFace, h, replace } from "./ui.js";
 
 const POLL_MS = 2000;
+// After a turn deadline has passed on this clock, ask for the view once more if nothing
+// has come on the stream by then (the server puts a computer player in at the deadline).
+const LATE_REFRESH_MS = 2500;
+const RETURN_ATTEMPTS = 5;
 const POSITIONS = ["bottom", "left", "top", "right"]; // you, your left, partner, your right
 
 const PHASES = {
@@ -51,10 +55,17 @@ export function showMatch(root, id) {
     polling: false, // no stream here at all: poll for good
     hint: null, // {seq, status, action, explanation} or {seq, error}
     message: null, // {code, detail, kind}
+    clockTimer: null, // the countdown's next tick
+    lateTimer: null, // a refresh once the deadline is past
+    lateFor: null, // the deadline that refresh is for
   };
 
   const el = {
     status: h("p", { class: "status", "data-testid": "status", role: "status" }),
+    // Its own live region, off: a screen reader would otherwise read it every second.
+    countdown: h("span", { class: "countdown", "data-testid": "turn-countdown", "aria-live": "off", hidden: true }),
+    away: h("div", { class: "away-notice", "data-testid": "away-notice", role: "alert", hidden: true }),
+    returnButton: h("button", { type: "button", class: "primary", "data-testid": "return-button" }, "I'm back"),
     banner: h("div", { class: "banner", "data-testid": "match-over", hidden: true }),
     invite: h("div", { class: "invite", "data-testid": "invite", hidden: true }),
     table: h("div", { class: "table", "data-testid": "table" }),
@@ -66,9 +77,11 @@ export function showMatch(root, id) {
     info: h("aside", { class: "info", "data-testid": "info" }),
   };
   el.hintButton.addEventListener("click", askHint);
+  el.returnButton.addEventListener("click", comeBack);
 
   const screen = h("section", { class: "match", id: "match", "data-testid": "match", "data-match-id": id, "data-seq": "", "data-busy": "false" },
     el.status,
+    el.away,
     el.banner,
     el.invite,
     h("div", { class: "board" },
@@ -221,12 +234,43 @@ export function showMatch(root, id) {
     renderHint();
   }
 
+  // Take the seat back from the computer player that the turn timer put in. Asking twice
+  // does no harm (the second answer is 409 not_away), so a failure of the service or the
+  // network is tried again a few times.
+  async function comeBack() {
+    if (st.busy || !st.body) return;
+    setBusy(true);
+    try {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          const body = await api("POST", `matches/${id}/return`);
+          st.message = null;
+          accept(body);
+          return;
+        } catch (err) {
+          const transient = err.status === 0 || err.status >= 500;
+          if (transient && attempt < RETURN_ATTEMPTS && !st.stopped) {
+            await new Promise((resolve) => setTimeout(resolve, 250 * attempt));
+            continue;
+          }
+          // not_away: already back (acting, in another tab say, takes the seat back too).
+          if (err.code !== "not_away") setMessage(err, "error");
+          await refresh();
+          return;
+        }
+      }
+    } finally {
+      setBusy(false);
+    }
+  }
+
   function setBusy(busy) {
     st.busy = busy;
     screen.setAttribute("data-busy", String(busy));
     screen.querySelectorAll("button[data-action], button[data-testid=card]").forEach((b) => {
       b.disabled = busy;
     });
+    el.returnButton.disabled = busy;
   }
 
   function setMessage(err, kind) {
@@ -238,6 +282,12 @@ export function showMatch(root, id) {
 
   function seatInfo(seat) {
     return st.body.seats[seat];
+  }
+
+  function amAway() {
+    const body = st.body;
+    const mine = body.seats[body.view.seat];
+    return Boolean(mine && mine.away);
   }
 
   function who(seat) {
@@ -255,7 +305,11 @@ export function showMatch(root, id) {
     screen.setAttribute("data-seat", String(view.seat));
     screen.setAttribute("data-dealer", String(view.dealer));
     screen.setAttribute("data-my-turn", String(view.turn === view.seat && body.status === "active"));
+    screen.setAttribute("data-away", String(amAway() && body.status === "active"));
+    screen.setAttribute("data-turn-deadline", body.turn_deadline || "");
     renderStatus();
+    renderCountdown();
+    renderAway();
     renderBanner();
     renderInvite();
     renderTable();
@@ -278,6 +332,8 @@ export function showMatch(root, id) {
       text = `The match is over: ${teamName(body.winner_team)} won.`;
     } else if (view.turn === null || view.turn === undefined) {
       text = PHASES[view.phase] || view.phase;
+    } else if (view.turn === view.seat && amAway()) {
+      text = "A computer player is taking your turn…";
     } else if (view.turn === view.seat) {
       const upcard = hand && hand.upcard ? cardLabel(hand.upcard) : "";
       const dealer = view.dealer === view.seat;
@@ -293,8 +349,60 @@ export function showMatch(root, id) {
       const waiting = seatInfo(view.turn);
       text = `${PHASES[view.phase]}: waiting for ${seatName(view.turn)} (${playerName(waiting)})…`;
     }
-    el.status.textContent = text;
+    replace(el.status, text, " ", el.countdown);
     el.status.classList.toggle("your-turn", view.turn === view.seat && body.status === "active");
+  }
+
+  // The turn timer: "12 s left" while a person's deadline runs, on this browser's clock
+  // (never more than the match's turn_seconds, should this clock be behind the server's).
+  function deadlineTime() {
+    const body = st.body;
+    if (!body || body.status !== "active" || !body.turn_deadline) return null;
+    const time = Date.parse(body.turn_deadline);
+    return Number.isFinite(time) ? time : null;
+  }
+
+  function renderCountdown() {
+    clearTimeout(st.clockTimer);
+    st.clockTimer = null;
+    const deadline = deadlineTime();
+    if (deadline === null || st.stopped) {
+      el.countdown.hidden = true;
+      el.countdown.textContent = "";
+      el.countdown.removeAttribute("data-seconds");
+      return;
+    }
+    const left = deadline - Date.now();
+    const seconds = Math.max(0, Math.min(st.body.turn_seconds || Infinity, Math.ceil(left / 1000)));
+    el.countdown.hidden = false;
+    el.countdown.setAttribute("data-seconds", String(seconds));
+    el.countdown.classList.toggle("urgent", seconds <= 5);
+    el.countdown.textContent = seconds > 0 ? `${seconds} s left` : "time is up";
+    if (seconds > 0) {
+      // The next tick when the whole number of seconds left changes.
+      const wait = left - (Math.ceil(left / 1000) - 1) * 1000;
+      st.clockTimer = setTimeout(renderCountdown, Math.min(1000, Math.max(50, wait + 20)));
+    } else if (st.lateFor !== st.body.turn_deadline) {
+      st.lateFor = st.body.turn_deadline;
+      clearTimeout(st.lateTimer);
+      const seq = st.body.seq;
+      st.lateTimer = setTimeout(() => {
+        if (!st.stopped && st.body && st.body.seq === seq) refresh();
+      }, LATE_REFRESH_MS);
+    }
+  }
+
+  function renderAway() {
+    const away = amAway() && st.body.status === "active";
+    el.away.hidden = !away;
+    if (!away) return;
+    replace(el.away,
+      h("p", {},
+        h("strong", {}, "Your time ran out: a computer player is playing for you."),
+        " It plays your turns until you come back.",
+      ),
+      el.returnButton,
+    );
   }
 
   function renderBanner() {
@@ -310,6 +418,7 @@ export function showMatch(root, id) {
     replace(el.banner,
       h("h2", {}, you === null || you === undefined ? `${teamName(body.winner_team)} won` : won ? "You won the match!" : "You lost the match."),
       h("p", { "data-testid": "final-score" }, `${teamName(body.winner_team)} won ${Math.max(...body.scores)}–${Math.min(...body.scores)} after ${body.hands_played} hands.`),
+      amAway() ? h("p", { "data-testid": "away-to-the-end" }, "Your time ran out, and a computer player played for you to the end.") : null,
       h("p", {},
         h("a", { href: `#/replay/${id}`, class: "button primary", "data-testid": "replay-link" }, "Watch the replay"),
         " ",
@@ -354,13 +463,16 @@ export function showMatch(root, id) {
     if (hand && hand.defender_alone === seat) badges.push("Defends alone");
     if (hand && hand.sitting_out.includes(seat)) badges.push("Sits out");
     const turn = view.turn === seat && body.status === "active";
+    const away = Boolean(info && info.away);
     return h("div", {
-      class: `seat pos-${POSITIONS[(seat - view.seat + 4) % 4]}${turn ? " turn" : ""}${hand && hand.sitting_out.includes(seat) ? " out" : ""}`,
+      class: `seat pos-${POSITIONS[(seat - view.seat + 4) % 4]}${turn ? " turn" : ""}${hand && hand.sitting_out.includes(seat) ? " out" : ""}${away ? " away" : ""}`,
       "data-testid": `seat-${seatName(seat).toLowerCase()}`,
       "data-turn": String(turn),
+      "data-away": String(away),
     },
       h("div", { class: "seat-name" }, seat === view.seat ? `${seatName(seat)} · You` : seatName(seat), teamOf(seat) === teamOf(view.seat) && seat !== view.seat ? " · partner" : ""),
       h("div", { class: "player" }, playerName(info)),
+      away ? h("div", { class: "small away-note", "data-testid": "away-note", title: "Their time ran out; they can take the seat back" }, "(away — computer playing)") : null,
       hand ? h("div", { class: "small" }, `${hand.hand_sizes[seat]} card${hand.hand_sizes[seat] === 1 ? "" : "s"} · ${hand.tricks_won[seat]} trick${hand.tricks_won[seat] === 1 ? "" : "s"}`) : null,
       badges.length ? h("div", { class: "badges" }, badges.map((b) => h("span", { class: "badge" }, b))) : null,
       turn ? h("div", { class: "small turn-note" }, seat === view.seat ? "Your turn" : "To act") : null,
@@ -501,8 +613,9 @@ export function showMatch(root, id) {
       o.defending_alone ? "defending alone" : null,
       o.lone_lead !== "dealer_left" ? `loner lead: ${o.lone_lead.replace("_", " ")}` : null,
       body.hints_allowed ? "hints" : "no hints",
+      body.turn_seconds ? `turn timer: ${body.turn_seconds} s` : null,
     ].filter(Boolean);
-    rows.push(h("dt", {}, "Rules"), h("dd", {}, rules.join(", ")));
+    rows.push(h("dt", {}, "Rules"), h("dd", { "data-testid": "rules" }, rules.join(", ")));
     replace(el.info, h("h2", {}, "Match"), h("dl", {}, rows), h("p", {}, h("a", { href: "#/" }, "Lobby")));
   }
 
@@ -545,6 +658,8 @@ export function showMatch(root, id) {
   refresh();
   return () => {
     st.stopped = true;
+    clearTimeout(st.clockTimer);
+    clearTimeout(st.lateTimer);
     stopFollowing();
   };
 }
