@@ -46,6 +46,7 @@ export function showMatch(root, id) {
   const st = {
     id,
     body: null,
+    bodyText: "", // the body as JSON, to tell a new view from the same one again
     busy: false,
     stopped: false,
     refreshing: false,
@@ -102,8 +103,17 @@ export function showMatch(root, id) {
 
   function accept(body) {
     if (st.body && body.seq < st.body.seq) return; // an older answer arriving late
+    const text = JSON.stringify(body);
+    if (st.body && text === st.bodyText) {
+      // The same view again (several events, one answer): keep the table as it is, so
+      // that a button under the pointer or with the focus is not replaced.
+      renderMessage();
+      follow();
+      return;
+    }
     const moved = !st.body || body.seq !== st.body.seq;
     st.body = body;
+    st.bodyText = text;
     if (moved && st.hint && st.hint.seq !== body.seq) st.hint = null;
     render();
     follow();
