@@ -1,213 +1,155 @@
-"""End to end: the web client at /play/ in headless Chromium, against the service itself.
+"""End to end: the web client at /play/ in headless Chromium, against the service itself
+(tests/web/conftest.py starts it). Screenshots go to test-artifacts/.
 
-The service runs as it does for `bin/serve` (SQLite, tasks in-process) under uvicorn in a
-temporary directory, on a free port. Chromium is Debian's (/usr/bin/chromium, installed by
-bin/browser-up), driven by the `playwright` package; Playwright's own browser download is
-not used. Screenshots go to test-artifacts/.
+The whole-match test also looks for the left bower's case of an illegal card's reason. Deals
+are random, so our seat steers toward it: it bids for a trump whose left bower it holds and
+keeps the left bower and cards of its printed suit; it plays more matches (at most
+MAX_LEFT_BOWER_MATCHES in all) until one of its dimmed cards is the left bower or a card
+the left bower makes illegal.
 """
 
-import os
 import re
-import signal
-import socket
-import subprocess
-import sys
 import time
-import urllib.request
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import Error as PlaywrightError
 
-ROOT = Path(__file__).resolve().parents[2]
-ARTIFACTS = ROOT / "test-artifacts"
-CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
+from tests.web.support import (
+    card_name,
+    guest_page,
+    keep_value,
+    left_bower,
+    left_bower_tap,
+    table_snapshot,
+    wait_for_my_move,
+    wait_for_seq_change,
+)
+
 MAX_ACTIONS = 1500  # a match to 10 takes about 100 of ours
+MAX_LEFT_BOWER_MATCHES = 4
+TURN_TIMER = 120  # the first match's, chosen in the form
 
 pytestmark = pytest.mark.slow
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+def new_match_in_page(page, levels=("easy", "medium", "hard"), turn_seconds=None) -> None:
+    """A new match through the lobby's form: three computer players, to 10 points."""
+    page.get_by_test_id("new-match-form").wait_for()
+    for seat, level in zip(("west", "north", "east"), levels, strict=True):
+        page.get_by_test_id(f"seat-{seat}").select_option(f"computer:{level}")
+    page.get_by_test_id("opt-target-score").fill("10")
+    page.get_by_test_id("opt-stick_the_dealer").check()
+    page.get_by_test_id("opt-going_alone").check()
+    page.get_by_test_id("opt-hints_allowed").check()
+    page.get_by_test_id("opt-turn-seconds").select_option(str(turn_seconds or ""))
+    page.get_by_test_id("create-match").click()
+    page.get_by_test_id("match").wait_for()
+    wait_for_my_move(page)
 
 
-def _stop(proc: subprocess.Popen) -> None:
-    if proc.poll() is not None:
-        return
-    os.killpg(proc.pid, signal.SIGTERM)
-    try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait(timeout=10)
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory) -> Iterator[str]:
-    """The service on the embedded default under uvicorn; yields its base URL."""
-    tmp = tmp_path_factory.mktemp("e2e-server")
-    env = {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "euchre_service.settings",
-        "DATABASE_URL": f"sqlite:///{tmp}/db.sqlite3",
-        "REDIS_URL": "",
-        "CELERY_BROKER_URL": "",
-        "CELERY_TASK_ALWAYS_EAGER": "1",
-        "COMPUTER_MOVE_DELAY": "0",
-        "STATIC_ROOT": str(tmp / "static"),
-        "PYTHONPATH": str(ROOT),
-    }
-    subprocess.run(
-        [sys.executable, str(ROOT / "manage.py"), "migrate", "--noinput"],
-        cwd=tmp,
-        env=env,
-        check=True,
-        capture_output=True,
-        timeout=180,
-    )
-    port = _free_port()
-    log_path = tmp / "server.log"
-    with open(log_path, "wb") as log:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "uvicorn", "euchre_service.asgi:application"]
-            + ["--host", "127.0.0.1", "--port", str(port), "--no-access-log"],
-            cwd=tmp,
-            env=env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,  # its own process group, stopped as a whole
-        )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            if proc.poll() is not None:
-                pytest.fail(f"the server exited with {proc.returncode}:\n{log_path.read_text()}")
-            try:
-                with urllib.request.urlopen(f"{base}/healthz", timeout=2) as response:
-                    if response.status == 200:
-                        break
-            except OSError:
-                pass
-            if time.monotonic() > deadline:
-                pytest.fail(f"the server did not answer /healthz in 60 s:\n{log_path.read_text()}")
-            time.sleep(0.2)
-        yield base
-    finally:
-        _stop(proc)
-
-
-@pytest.fixture(scope="module")
-def browser():
-    if not Path(CHROMIUM).is_file():
-        pytest.fail(
-            f"Chromium is not installed at {CHROMIUM}: run bin/browser-up "
-            "(it installs Debian's chromium package), or set CHROMIUM_PATH."
-        )
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+def tap_dimmed(page, card: str, seq: str) -> str:
+    """Taps a dimmed card: the engine refuses it, changing nothing; returns its reason."""
+    match = page.locator("#match")
+    # aria-disabled="true" makes Playwright wait for it to be enabled; the page still
+    # takes the tap (to say why), so skip that check, and with it the retry should the
+    # hand be drawn again just then.
+    for attempt in range(1, 4):
         try:
-            yield browser
-        finally:
-            browser.close()
-
-
-@pytest.fixture
-def artifacts() -> Path:
-    ARTIFACTS.mkdir(exist_ok=True)
-    return ARTIFACTS
-
-
-class PageErrors:
-    """JavaScript errors on a page fail the test."""
-
-    def __init__(self, page) -> None:
-        self.errors: list[str] = []
-        page.on("pageerror", lambda exc: self.errors.append(str(exc)))
-
-    def check(self) -> None:
-        assert not self.errors, f"JavaScript errors on the page: {self.errors}"
-
-
-def guest_page(browser, url: str):
-    """A fresh browser context (its own localStorage) signed in as a new guest at `url`."""
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    context.set_default_timeout(30_000)
-    page = context.new_page()
-    errors = PageErrors(page)
-    page.goto(url)
-    page.get_by_test_id("guest").click()
-    page.get_by_test_id("who").filter(has_text="Signed in as guest-").wait_for()
-    return context, page, errors
-
-
-def wait_for_my_move(page) -> None:
+            page.locator(f"[data-testid=card][data-card='{card}']").click(force=True)
+            break
+        except PlaywrightError:
+            if attempt == 3 or match.get_attribute("data-seq") != seq:
+                raise
+            page.wait_for_timeout(100)
     page.wait_for_function(
         """() => {
-            const m = document.querySelector('#match');
-            return m && m.dataset.seq && m.dataset.busy === 'false'
-                && (m.dataset.status === 'finished' || m.dataset.myTurn === 'true');
+            const r = document.querySelector('[data-testid=reason]');
+            return r && !r.hidden && document.querySelector('#match').dataset.busy === 'false';
         }"""
     )
+    reason = page.get_by_test_id("reason")
+    text = reason.inner_text()
+    assert reason.get_attribute("data-code") == "must_follow_suit", text
+    assert re.search(r"must follow suit\.", text), text
+    assert match.get_attribute("data-seq") == seq, "an illegal card changed the match"
+    return text
 
 
-def wait_for_seq_change(page, seq: str) -> None:
-    page.wait_for_function(
-        "(seq) => { const m = document.querySelector('#match');"
-        " return m && m.dataset.seq !== seq && m.dataset.busy === 'false'; }",
-        arg=seq,
-    )
+def click_action(page, type_: str, suit: str | None = None) -> None:
+    selector = f"[data-testid=action][data-action={type_}][data-alone=false]"
+    if suit:
+        selector += f"[data-suit={suit}]"
+    page.locator(selector).click()
 
 
-def play_match_in_page(page, artifacts: Path) -> dict:
-    """Plays the seat until the match is over, by clicking: the first legal card or bidding
-    button, except that the dealer picks the upcard up (to reach the discard step). Along
-    the way: taps an illegal card once, asks for a hint once, saves the mid-hand shot."""
-    seen = {"illegal_tap": None, "hint": None, "discard": 0, "screenshot": False, "actions": 0}
-    match = page.locator("#match")
-    for _ in range(MAX_ACTIONS):
+def bid(page, table: dict) -> None:
+    """Bids for a trump whose left bower we hold; as dealer, picks the upcard up (to reach
+    the discard step); otherwise passes (or, stuck as dealer, names the first suit)."""
+    held = {card for card, _ in table["cards"]}
+    actions = table["actions"]
+    plain = [a for a in actions if not a["alone"]]
+    orders = [a for a in plain if a["type"] == "order_up"]
+    calls = [a for a in plain if a["type"] == "call"]
+    if orders and table["upcard"] and left_bower(table["upcard"][1]) in held:
+        click_action(page, "order_up")
+    elif calls and any(left_bower(a["suit"]) in held for a in calls):
+        suit = next(a["suit"] for a in calls if left_bower(a["suit"]) in held)
+        click_action(page, "call", suit)
+    elif orders and table["phase"] == "bid1" and table["dealer"]:
+        label = page.locator("[data-testid=action][data-action=order_up][data-alone=false]")
+        assert label.inner_text().startswith("Pick up the ")
+        click_action(page, "order_up")
+    elif any(a["type"] == "pass" for a in actions):
+        click_action(page, "pass")
+    else:
+        page.locator("[data-testid=action]").first.click()
+
+
+def play_match_in_page(page, artifacts: Path, seen: dict, until_left_bower: bool = False) -> int:
+    """Plays our seat by clicking until the match is over (or, with until_left_bower, until
+    the left bower's reason has been seen); returns the number of our moves. Bids and
+    plays toward the left bower's case, and taps a dimmed card for it whenever it comes
+    up. In the first match also: taps an illegal card once, asks for a hint once, saves
+    the mid-hand shot, and checks the turn timer's countdown at every move."""
+    for moves in range(MAX_ACTIONS):
         wait_for_my_move(page)
-        if match.get_attribute("data-status") == "finished":
-            return seen
-        phase = match.get_attribute("data-phase")
-        seq = match.get_attribute("data-seq")
+        table = table_snapshot(page)
+        if table["status"] == "finished":
+            return moves
+        if until_left_bower and seen["left_bower"]:
+            return moves
+        phase, seq, trump = table["phase"], table["seq"], table["trump"]
+        if seen["turn_timer"] is not None:
+            countdown = table["countdown"]
+            assert countdown, f"no countdown on our turn (move {moves + 1}, {phase})"
+            left = int(re.fullmatch(r"(\d+) s left", countdown).group(1))
+            assert 0 < left <= TURN_TIMER, countdown
+            seen["turn_timer"] = min(seen["turn_timer"], left)
         if phase == "play":
-            illegal = page.locator("[data-testid=card][data-legal=false]")
-            if seen["illegal_tap"] is None and illegal.count():
-                card = illegal.first.get_attribute("data-card")
-                # aria-disabled="true" makes Playwright wait for it to be enabled; the page
-                # still takes the tap (to say why), so skip that check.
-                illegal.first.click(force=True)
-                reason = page.get_by_test_id("reason")
-                reason.wait_for(state="visible")
-                text = reason.inner_text()
-                assert reason.get_attribute("data-code") == "must_follow_suit", text
-                assert re.search(r"must follow suit\.", text), text
-                assert match.get_attribute("data-seq") == seq, "an illegal card changed the match"
-                seen["illegal_tap"] = (card, text)
-            on_table = page.locator("[data-testid=trick]")
-            if not seen["screenshot"] and on_table.count():
+            tap = left_bower_tap(table["cards"], trump, table["led"]) if table["led"] else None
+            if tap and not seen["left_bower"]:
+                text = tap_dimmed(page, tap, seq)
+                left = left_bower(trump)
+                assert f"{card_name(left)} is the left bower".lower() in text.lower(), text
+                seen["left_bower"] = (tap, table["led"], trump, text)
+                seen["illegal_tap"] = seen["illegal_tap"] or (tap, text)
+            elif seen["illegal_tap"] is None and not all(legal for _, legal in table["cards"]):
+                card = next(card for card, legal in table["cards"] if not legal)
+                seen["illegal_tap"] = (card, tap_dimmed(page, card, seq))
+            if not seen["screenshot"] and table["led"]:
                 page.screenshot(path=str(artifacts / "e2e-table-mid-hand.png"), full_page=True)
                 seen["screenshot"] = True
-            page.locator("[data-testid=card][data-legal=true]").first.click()
+            legal = [card for card, ok in table["cards"] if ok]
+            card = min(legal, key=lambda c: keep_value(c, trump))
+            page.locator(f"[data-testid=card][data-card='{card}'][data-legal=true]").click()
         elif phase == "discard":
             page.get_by_test_id("discard-prompt").wait_for()
             seen["discard"] += 1
-            page.locator("[data-testid=card][data-legal=true]").first.click()
+            trump = trump or table["upcard"][1]
+            legal = [card for card, ok in table["cards"] if ok]
+            card = min(legal, key=lambda c: keep_value(c, trump))
+            page.locator(f"[data-testid=card][data-card='{card}'][data-legal=true]").click()
         else:
             if seen["hint"] is None:
                 page.get_by_test_id("hint-button").click()
@@ -218,37 +160,32 @@ def play_match_in_page(page, artifacts: Path) -> dict:
                     explanation.inner_text(),
                 )
                 assert seen["hint"][1].strip(), "the hint has no explanation"
-            pick_up = page.locator("[data-testid=action][data-action=order_up][data-alone=false]")
-            dealer = match.get_attribute("data-dealer") == match.get_attribute("data-seat")
-            if phase == "bid1" and dealer and pick_up.count():
-                assert pick_up.inner_text().startswith("Pick up the ")
-                pick_up.click()
-            else:
-                page.locator("[data-testid=action]").first.click()
-        seen["actions"] += 1
+            bid(page, table)
         wait_for_seq_change(page, seq)
     raise AssertionError(f"the match did not end in {MAX_ACTIONS} moves")
 
 
 def test_a_whole_match_against_three_computer_players_then_its_replay(server, browser, artifacts):
+    """A guest plays a match to 10 by clicking (with a turn timer), then opens its replay;
+    a tap on a dimmed card shows the engine's reason, the left bower's case too."""
     started = time.monotonic()
     context, page, errors = guest_page(browser, f"{server}/play/")
     try:
         # A new match through the form: three computer players, the rules chosen there.
-        page.get_by_test_id("seat-west").select_option("computer:easy")
-        page.get_by_test_id("seat-north").select_option("computer:medium")
-        page.get_by_test_id("seat-east").select_option("computer:hard")
-        page.get_by_test_id("opt-target-score").fill("10")
-        page.get_by_test_id("opt-stick_the_dealer").check()
-        page.get_by_test_id("opt-going_alone").check()
-        page.get_by_test_id("opt-hints_allowed").check()
-        page.get_by_test_id("create-match").click()
-        page.get_by_test_id("match").wait_for()
-        wait_for_my_move(page)
+        new_match_in_page(page, turn_seconds=TURN_TIMER)
         assert "playing to 10" in page.get_by_test_id("score").inner_text()
         assert "Computer (hard)" in page.get_by_test_id("seat-east").inner_text()
+        assert f"turn timer: {TURN_TIMER} s" in page.get_by_test_id("rules").inner_text()
 
-        seen = play_match_in_page(page, artifacts)
+        seen = {
+            "illegal_tap": None,
+            "left_bower": None,
+            "hint": None,
+            "discard": 0,
+            "screenshot": False,
+            "turn_timer": TURN_TIMER,  # the fewest seconds left seen on our turn
+        }
+        moves = play_match_in_page(page, artifacts, seen)
 
         assert seen["illegal_tap"], "no illegal card was ever on hand to tap"
         assert seen["hint"], "no hint was asked for"
@@ -259,8 +196,11 @@ def test_a_whole_match_against_three_computer_players_then_its_replay(server, br
         assert re.search(r"You (won|lost) the match", banner.inner_text())
         final = page.get_by_test_id("final-score").inner_text()
         assert re.search(r"won 1[0-4]–\d+ after \d+ hands", final), final
+        assert page.get_by_test_id("turn-countdown").is_hidden()
         page.screenshot(path=str(artifacts / "e2e-match-over.png"), full_page=True)
         errors.check()
+        left_bower_match = 1 if seen["left_bower"] else None
+        least_time_left, seen["turn_timer"] = seen["turn_timer"], None  # later matches: none
 
         # The replay: every hand's deal and fairness check, one hand card by card.
         page.get_by_test_id("replay-link").click()
@@ -309,9 +249,28 @@ def test_a_whole_match_against_three_computer_players_then_its_replay(server, br
         page.get_by_test_id("replay-prev").click()
         assert step.get_attribute("data-step") == str(steps - 2)
         errors.check()
+
+        # No left bower case in that match: more matches (no turn timer, quicker computer
+        # players), each only until it comes up.
+        matches = 1
+        while not seen["left_bower"] and matches < MAX_LEFT_BOWER_MATCHES:
+            matches += 1
+            page.goto(f"{server}/play/#/")
+            new_match_in_page(page, levels=("easy", "easy", "easy"))
+            play_match_in_page(page, artifacts, seen, until_left_bower=True)
+            errors.check()
+            if seen["left_bower"]:
+                left_bower_match = matches
+        assert seen["left_bower"], (
+            f"in {matches} matches, none of our dimmed cards was ever the left bower or a card "
+            "it made illegal (trump led while we held it, or its printed suit led while we "
+            "held it and another card of that suit), so its reason was never seen"
+        )
         elapsed = time.monotonic() - started
-        print(f"\nplayed {seen['actions']} moves, {hands} hands, replay checked in {elapsed:.1f} s")
+        print(f"\nplayed {moves} moves, {hands} hands, replay checked; {elapsed:.1f} s in all")
         print(f"illegal tap: {seen['illegal_tap']}\nhint: {seen['hint']}")
+        print(f"left bower in match {left_bower_match}: {seen['left_bower']}")
+        print(f"turn timer: at least {least_time_left} s of {TURN_TIMER} s left on our turns")
     except Exception:
         page.screenshot(path=str(artifacts / "e2e-failure.png"), full_page=True)
         raise
