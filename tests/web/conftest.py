@@ -27,13 +27,7 @@ def server(tmp_path_factory) -> Iterator[str]:
     env = {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "euchre_service.settings",
-        # Write transactions that take SQLite's write lock as they begin. Without it, a
-        # person's request (POST .../return) while computer players move in the turn
-        # timer's thread fails at once with "database is locked": SQLite refuses to turn a
-        # transaction's read lock into a write lock while another connection writes,
-        # rather than wait. The embedded default (euchre_service/settings.py) should set
-        # this too; until it does, this deployment differs from `bin/serve` in this.
-        "DATABASE_URL": f"sqlite:///{tmp}/db.sqlite3?transaction_mode=IMMEDIATE",
+        "DATABASE_URL": f"sqlite:///{tmp}/db.sqlite3",
         "REDIS_URL": "",
         "CELERY_BROKER_URL": "",
         "CELERY_TASK_ALWAYS_EAGER": "1",
