@@ -1,11 +1,13 @@
-"""Process plumbing for benchmarks/api.py: a fresh PostgreSQL database, two spare Redis
-databases, gunicorn with the production settings and (optionally) one Celery worker.
-Everything on 127.0.0.1; everything it starts it stops, by process group, at the end.
+"""Process plumbing for benchmarks/api.py and benchmarks/stream.py: a fresh PostgreSQL
+database, two spare Redis databases, gunicorn (api.py) or uvicorn (stream.py) with the
+production settings and (optionally) one Celery worker. Everything on 127.0.0.1;
+everything it starts it stops, by process group, at the end.
 """
 
 import http.client
 import json
 import os
+import resource
 import secrets
 import signal
 import socket
@@ -22,13 +24,36 @@ LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 def require_loopback(url: str) -> str:
     host = urlsplit(url).hostname or ""
     if host not in LOOPBACK:
-        raise SystemExit(f"benchmarks/api.py talks to 127.0.0.1 only, not {host!r} ({url})")
+        raise SystemExit(f"the benchmarks talk to 127.0.0.1 only, not {host!r} ({url})")
     return url
 
 
 def with_path(url: str, path: str) -> str:
     parts = urlsplit(url)
     return urlunsplit((parts.scheme, parts.netloc, path, parts.query, parts.fragment))
+
+
+def rss_kib(pid: int) -> int:
+    """A process's resident memory (VmRSS in /proc/<pid>/status), in KiB; 0 once it has gone."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def raise_open_files_limit(wanted: int) -> int:
+    """Raise this process's soft RLIMIT_NOFILE towards `wanted` (never past the hard limit,
+    never lowering it); returns the soft limit now in force."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    target = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+    if target > soft:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+        soft = target
+    return soft
 
 
 def cpu_snapshot(own_groups: set[int]) -> dict[int, tuple[str, float]]:
@@ -81,11 +106,12 @@ class Stack:
         broker_db: int,
         cache_db: int,
         port: int,
-        workers: int,
-        threads: int,
-        eager: bool,
-        celery_concurrency: int,
         log_dir: Path,
+        workers: int = 1,
+        threads: int = 1,
+        eager: bool = False,
+        celery_concurrency: int = 1,
+        extra_env: dict[str, str] | None = None,
     ) -> None:
         self.database_url = require_loopback(database_url)
         self.database = urlsplit(database_url).path.lstrip("/")
@@ -99,6 +125,7 @@ class Stack:
         self.eager = eager
         self.celery_concurrency = celery_concurrency
         self.log_dir = log_dir
+        self.extra_env = dict(extra_env or {})  # applied last: it overrides the above
         self.processes: list[tuple[str, subprocess.Popen]] = []
         self.secret_key = secrets.token_urlsafe(50)
 
@@ -129,6 +156,7 @@ class Stack:
                 "LOG_LEVEL": "WARNING",
             }
         )
+        env.update(self.extra_env)
         return env
 
     # ------------------------------------------------------------ data stores
@@ -198,7 +226,7 @@ class Stack:
 
     # ------------------------------------------------------------ processes
 
-    def _start(self, name: str, argv: list[str]) -> subprocess.Popen:
+    def _start(self, name: str, argv: list[str], preexec_fn=None) -> subprocess.Popen:
         log = open(self.log_dir / f"{name}.log", "wb")  # noqa: SIM115 - closed with the process
         proc = subprocess.Popen(
             argv,
@@ -208,6 +236,7 @@ class Stack:
             stdout=log,
             stderr=subprocess.STDOUT,
             start_new_session=True,  # its own process group, so stop() reaches its children
+            preexec_fn=preexec_fn,
         )
         log.close()
         self.processes.append((name, proc))
@@ -218,13 +247,35 @@ class Stack:
         text = path.read_text(errors="replace") if path.exists() else ""
         return "\n".join(text.splitlines()[-lines:])
 
-    def start_gunicorn(self, timeout: float = 60) -> None:
+    def _port_free(self) -> None:
         probe = socket.socket()
         try:
             if probe.connect_ex(("127.0.0.1", self.port)) == 0:
                 raise SystemExit(f"something already listens on 127.0.0.1:{self.port}: --port")
         finally:
             probe.close()
+
+    def _wait_healthy(self, name: str, proc: subprocess.Popen, timeout: float) -> None:
+        """Until GET /healthz answers 200 on the port (SystemExit with the log's tail if the
+        process exits or `timeout` passes first)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if proc.poll() is not None:
+                raise SystemExit(f"{name} exited:\n{self.log_tail(name)}")
+            try:
+                conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=5)
+                conn.request("GET", "/healthz", headers={"Host": "127.0.0.1"})
+                status = conn.getresponse().status
+                conn.close()
+                if status == 200:
+                    return
+            except OSError:
+                pass
+            time.sleep(0.2)
+        raise SystemExit(f"{name} did not answer /healthz:\n{self.log_tail(name)}")
+
+    def start_gunicorn(self, timeout: float = 60) -> None:
+        self._port_free()
         proc = self._start(
             "gunicorn",
             [
@@ -236,21 +287,39 @@ class Stack:
                 "euchre_service.wsgi:application",
             ],
         )
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if proc.poll() is not None:
-                raise SystemExit(f"gunicorn exited:\n{self.log_tail('gunicorn')}")
-            try:
-                conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=5)
-                conn.request("GET", "/healthz", headers={"Host": "127.0.0.1"})
-                status = conn.getresponse().status
-                conn.close()
-                if status == 200:
-                    return
-            except OSError:
-                pass
-            time.sleep(0.2)
-        raise SystemExit(f"gunicorn did not answer /healthz:\n{self.log_tail('gunicorn')}")
+        self._wait_healthy("gunicorn", proc, timeout)
+
+    def start_uvicorn(self, open_files: int = 0, timeout: float = 60) -> subprocess.Popen:
+        """One uvicorn process (the ASGI server that serves the live streams), as bin/serve
+        runs it, on 127.0.0.1:port, no access log; with `open_files`, its RLIMIT_NOFILE soft
+        limit raised to that (as `ulimit -n` would) before it starts."""
+        self._port_free()
+
+        def limits() -> None:
+            if open_files:
+                raise_open_files_limit(open_files)
+
+        proc = self._start(
+            "uvicorn",
+            [
+                sys.executable,
+                "-m",
+                "uvicorn",
+                "euchre_service.asgi:application",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(self.port),
+                "--workers",
+                "1",
+                "--no-access-log",
+                "--log-level",
+                "warning",
+            ],
+            preexec_fn=limits,
+        )
+        self._wait_healthy("uvicorn", proc, timeout)
+        return proc
 
     def start_worker(self, timeout: float = 60) -> None:
         node = f"bench-{os.getpid()}@%h"

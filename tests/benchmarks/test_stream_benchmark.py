@@ -1,0 +1,62 @@
+"""benchmarks/stream.py keeps working, at tiny sizes (its figures are for people, not asserted)."""
+
+import os
+import pathlib
+import re
+import socket
+import subprocess
+import sys
+from urllib.parse import urlsplit, urlunsplit
+
+import pytest
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+TINY = "--max-clients 20 --matches 5 --keepalive 1 --probes 1 --actions 10 --stream-clients 20"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def sibling_url(url: str, path: str) -> str:
+    parts = urlsplit(url)
+    return urlunsplit((parts.scheme, parts.netloc, path, "", ""))
+
+
+@pytest.mark.slow
+def test_the_stream_benchmark_runs_and_prints_its_figures():
+    database = os.environ.get("DATABASE_URL", "")
+    if not database.startswith("postgres"):
+        database = "postgres://postgres@127.0.0.1:5432/euchre"
+    name = urlsplit(database).path.lstrip("/") or "euchre"
+    redis = os.environ.get("REDIS_URL") or "redis://127.0.0.1:6379/0"
+    result = subprocess.run(
+        [
+            sys.executable,
+            "benchmarks/stream.py",
+            *TINY.split(),
+            *("--port", str(free_port())),
+            *("--database-url", sibling_url(database, f"/{name}_stream_smoke")),
+            *("--redis-url", sibling_url(redis, "")),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    out = result.stdout
+    assert re.search(r"^\s+20\s+0\s+\d+\.\d", out, re.MULTILINE), out  # the step: 20, none failed
+    for words in (
+        f"{os.cpu_count()} cores, Python ",
+        "idle clients held by one process: ",
+        "after closing all 20: server RSS",
+        "arrival - t_send (upper bound), every client",
+        "arrival - t_resp (lower bound), every client",
+        "10 actions on 1 match(es)",
+        "0 missing after",
+        "delay commit -> arrival at 20 clients: p50 between",
+    ):
+        assert words in out, out
