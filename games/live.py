@@ -105,11 +105,15 @@ class Watch:
         self.match_id = match_id
         self.clients = 0
         self.latest = 0  # the newest seq heard of or read
-        self.recent: list[Event] = []  # contiguous, ascending
+        # The log as read so far: `recent` holds every event in (read_from, read_to].
+        self.read_from: int | None = None
+        self.read_to = 0
+        self.recent: list[Event] = []
         self.finished = False
         self.changed = asyncio.Condition()
         self.read_lock = asyncio.Lock()
         self.last_poll = 0.0
+        self.reads = 0  # of the log, for the record
 
     async def heard(self, seq: int) -> None:
         if seq > self.latest:
@@ -125,21 +129,26 @@ class Watch:
         return self.latest > seq
 
     async def events_after(self, seq: int, poll: bool = False) -> list[Event]:
-        """Events after `seq`, read from the log only when the recent ones do not cover
-        them (or `poll` asks to look for events no message told of)."""
+        """Events after `seq`. The log is read only when what was read does not cover
+        them, a newer seq was heard of, or `poll` asks to look for events no message told
+        of (at most once a second for all of the match's clients)."""
         async with self.read_lock:
-            covered = bool(self.recent) and self.recent[0].seq <= seq + 1
-            newest = self.recent[-1].seq if self.recent else 0
+            covered = self.read_from is not None and self.read_from <= seq
             polling = poll and time.monotonic() - self.last_poll >= _POLL_AT_MOST_EVERY
-            if not covered or newest < self.latest or polling:
-                start = newest if covered else seq
+            if not covered or self.read_to < self.latest or polling:
                 if polling:
                     self.last_poll = time.monotonic()
+                start = self.read_to if covered else seq
                 fresh, self.finished = await _read_events(self.match_id, start)
-                self.recent = (self.recent if covered else []) + fresh
-                self.recent = self.recent[-_RECENT:]
-                if self.recent:
-                    self.latest = max(self.latest, self.recent[-1].seq)
+                self.reads += 1
+                if not covered:
+                    self.read_from, self.recent = seq, []
+                self.recent += fresh
+                self.read_to = fresh[-1].seq if fresh else max(start, self.read_to)
+                if len(self.recent) > _RECENT:
+                    self.recent = self.recent[-_RECENT:]
+                    self.read_from = self.recent[0].seq - 1
+                self.latest = max(self.latest, self.read_to)
             return [e for e in self.recent if e.seq > seq]
 
 
