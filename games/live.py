@@ -123,9 +123,12 @@ class Watch:
 
     async def wait_beyond(self, seq: int, timeout: float) -> bool:
         """Until something newer than `seq` is heard of (True) or `timeout` passes."""
-        async with self.changed:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self.changed.wait_for(lambda: self.latest > seq), timeout)
+        # asyncio.timeout, not wait_for: on 3.11 wait_for runs the wait in a task of its own,
+        # and a client hanging up (cancelling) mid-wait could leave the condition's lock
+        # held or released twice.
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(timeout), self.changed:
+                await self.changed.wait_for(lambda: self.latest > seq)
         return self.latest > seq
 
     async def events_after(self, seq: int, poll: bool = False) -> list[Event]:

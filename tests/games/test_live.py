@@ -1,6 +1,8 @@
 """games.live: one read of the log serves every client of a match."""
 
 import asyncio
+import random
+import threading
 
 import pytest
 from django.test import TestCase
@@ -61,3 +63,46 @@ def test_news_of_a_new_event_is_read_once_for_every_client(match, django_user_mo
 def _join(match: Match, django_user_model) -> None:
     bob = django_user_model.objects.create_user("bob")
     services.match_join(match_id=match.pk, user=bob)
+
+
+def test_clients_hanging_up_mid_wait_leave_the_watch_usable():
+    """Clients waiting with short timeouts, news arriving, and every client cancelled at
+    a random moment (hanging up), round after round: no client fails or hangs, and the
+    condition's lock ends free, so the next client still hears of the next event."""
+    rng = random.Random(7)
+
+    async def client(watch: live.Watch, errors: list[str]) -> None:
+        last = watch.latest
+        try:
+            while True:
+                if await watch.wait_beyond(last, 0.02):
+                    last = watch.latest
+                await asyncio.sleep(0)
+        except RuntimeError as exc:
+            errors.append(str(exc))
+
+    async def scenario() -> tuple[list[str], int, bool, bool]:
+        watch, errors, hung = live.Watch("m"), [], 0
+        for _round in range(60):
+            clients = [asyncio.create_task(client(watch, errors)) for _ in range(20)]
+            await asyncio.sleep(rng.random() * 0.05)
+            if rng.random() < 0.5:
+                asyncio.get_running_loop().create_task(watch.heard(watch.latest + 1))
+            await asyncio.sleep(rng.random() * 0.005)
+            for task in clients:
+                task.cancel()
+            _done, pending = await asyncio.wait(clients, timeout=2)
+            hung += len(pending)
+        locked = watch.changed.locked()
+        waiter = asyncio.create_task(watch.wait_beyond(watch.latest, timeout=2))
+        await asyncio.sleep(0.01)
+        await watch.heard(watch.latest + 1)
+        return errors, hung, locked, await waiter
+
+    outcome: list = []  # in a thread of its own, so that a watch that hangs fails the test
+    runner = threading.Thread(target=lambda: outcome.append(asyncio.run(scenario())), daemon=True)
+    runner.start()
+    runner.join(60)
+    assert outcome, "the clients hung"
+    errors, hung, locked, heard = outcome[0]
+    assert (errors, hung, locked, heard) == ([], 0, False, True)
