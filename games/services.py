@@ -146,11 +146,7 @@ def match_leave(*, match_id: Any, user: AbstractBaseUser, level: str = "") -> Ma
     level = level or DEFAULT_LEVEL
     with transaction.atomic():
         match = _locked_match(match_id)
-        seat = match.seats.filter(user=user).first()
-        if seat is None:
-            raise NotFound()
-        if match.status == MatchStatus.FINISHED:
-            raise Conflict("match_finished", "The match is over.")
+        seat = _callers_seat(match, user)
         seat.kind, seat.user, seat.bot_level = SeatKind.COMPUTER, None, level
         seat.save(update_fields=["kind", "user", "bot_level"])
         _commit_events(
@@ -185,15 +181,21 @@ def seat_return(*, match_id: Any, user: AbstractBaseUser) -> Match:
     """Take your seat back from the computer player that your turn timer put in."""
     with transaction.atomic():
         match = _locked_match(match_id)
-        seat = match.seats.filter(user=user).first()
-        if seat is None:
-            raise NotFound()
-        if match.status == MatchStatus.FINISHED:
-            raise Conflict("match_finished", "The match is over.")
+        seat = _callers_seat(match, user)
         if not seat.away:
             raise Conflict("not_away", "You are in your seat: no computer player plays for you.")
         _commit_events(match, eventlog.load(match), _back_if_away(match, seat.index))
     return match
+
+
+def _callers_seat(match: Match, user: AbstractBaseUser) -> Seat:
+    """The caller's seat at a match still being played (404 if none, as for any match)."""
+    seat = match.seats.filter(user=user).first()
+    if seat is None:
+        raise NotFound()
+    if match.status == MatchStatus.FINISHED:
+        raise Conflict("match_finished", "The match is over.")
+    return seat
 
 
 def _back_if_away(match: Match, seat_index: int) -> list[NewEvent]:
