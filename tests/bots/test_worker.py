@@ -11,7 +11,7 @@ from euchre_service.celery import app as celery_app
 from games import hints, selectors, services
 from games.models import Event, Hint, Match
 from games.services import SeatSpec
-from tests.bots.worker_support import ARTIFACTS, Worker, use_broker, wait_until
+from tests.bots.worker_support import ARTIFACTS, Beat, Worker, use_broker, wait_until
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -180,3 +180,27 @@ def test_a_turn_timer_runs_out_on_a_worker_and_a_computer_plays_for_the_person(r
     south = Event.objects.filter(match=match, seat=0, type__in=["bid", "card_played"])
     assert south.filter(seq__gt=timed_out.seq).exists()  # the computer played for south
     assert "time_out_turn" in worker.log()
+
+
+def test_a_beat_process_sends_the_sweep_that_requeues_a_lost_turn(real_broker):
+    """The turn's message is lost (the API process could not reach the broker); nobody
+    calls the sweep by hand: a running `celery beat` sends it, a worker runs it, and the
+    computer player moves."""
+    user, match = person_and_computers()
+    use_broker(UNREACHABLE)
+    seq = person_passes(match, user)  # the computer's turn is never queued
+    use_broker(real_broker)
+    stale_after = {"COMPUTER_TURN_STALE_AFTER": "1", "COMPUTER_TURN_SWEEP_EVERY": "1"}
+    worker = Worker(real_broker, **stale_after).start()
+    beat = Beat(real_broker, **stale_after)
+    try:
+        beat.start()
+        wait_until(
+            lambda: Match.objects.get(pk=match.pk).seq > seq, 60, "the computer player to move"
+        )
+    finally:
+        beat.stop()
+        worker.stop()
+    assert Event.objects.get(match=match, seq=seq + 1).seat == 1
+    assert "Sending due task sweep-waiting-matches" in beat.log()
+    assert "bots.tasks.sweep_waiting_matches" in worker.log()

@@ -54,30 +54,23 @@ class Worker:
     def start(self, timeout: float = 30) -> "Worker":
         log = open(self.log_path, "ab")  # noqa: SIM115 - closed with the process
         self.proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "celery",
-                "-A",
-                "euchre_service",
-                "worker",
-                "-P",
-                "solo",
-                "--without-mingle",
-                "--without-gossip",
-                "-l",
-                "INFO",
-                "-n",
-                f"test-{uuid.uuid4().hex[:6]}@%h",
-            ],
+            [sys.executable, "-m", "celery", "-A", "euchre_service", *self.arguments()],
             cwd=ROOT,
             env=self.env,
             stdout=log,
             stderr=subprocess.STDOUT,
             start_new_session=True,
         )
-        self.wait_for_log("ready", timeout)
+        self.wait_for_log(self.ready, timeout)
         return self
+
+    ready = "ready"
+
+    def arguments(self) -> list[str]:
+        name = f"test-{uuid.uuid4().hex[:6]}@%h"
+        return ["worker", "-P", "solo", "--without-mingle", "--without-gossip"] + [
+            *("-l", "INFO", "-n", name)
+        ]
 
     def log(self) -> str:
         return self.log_path.read_text(errors="replace")
@@ -105,6 +98,16 @@ class Worker:
                 self.proc.wait(15)
             except subprocess.TimeoutExpired:
                 self.kill()
+
+
+class Beat(Worker):
+    """`celery beat`, sending the periodic tasks to this test run's queue."""
+
+    ready = "beat: Starting"
+
+    def arguments(self) -> list[str]:
+        state = ARTIFACTS / f"beat-{uuid.uuid4().hex[:8]}"
+        return ["beat", "-l", "INFO", "-s", f"{state}-schedule", "--pidfile", f"{state}.pid"]
 
 
 def use_broker(url: str) -> None:
