@@ -151,7 +151,8 @@ class Watch:
                 if len(self.recent) > _RECENT:
                     self.recent = self.recent[-_RECENT:]
                     self.read_from = self.recent[0].seq - 1
-                self.latest = max(self.latest, self.read_to)
+                if self.read_to > self.latest:  # found what no message told of: wake the others
+                    await self.heard(self.read_to)
             return [e for e in self.recent if e.seq > seq]
 
 

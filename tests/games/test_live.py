@@ -106,3 +106,23 @@ def test_clients_hanging_up_mid_wait_leave_the_watch_usable():
     assert outcome, "the clients hung"
     errors, hung, locked, heard = outcome[0]
     assert (errors, hung, locked, heard) == ([], 0, False, True)
+
+
+def test_a_poll_that_finds_an_unannounced_event_wakes_the_other_clients(
+    match, django_user_model
+):
+    """A message lost on the way: the first client to poll finds the event in the log, and
+    the others, waiting for news, wake at once rather than at their own keep-alive."""
+
+    async def scenario() -> tuple[bool, float]:
+        watch = live.Watch(str(match.pk))
+        await watch.events_after(match.seq)
+        waiting = asyncio.create_task(watch.wait_beyond(match.seq, timeout=10))
+        await asyncio.to_thread(_join, match, django_user_model)  # no message reaches `watch`
+        started = asyncio.get_running_loop().time()
+        assert [e.seq for e in await watch.events_after(match.seq, poll=True)] == [match.seq + 1]
+        woke = await waiting
+        return woke, asyncio.get_running_loop().time() - started
+
+    woke, waited = asyncio.run(scenario())
+    assert woke and waited < 2
