@@ -11,7 +11,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import QuerySet
 
 from games import engine as E
-from games import eventlog, fairness
+from games import eventlog, fairness, presence
 from games.deal_view import seat_cards
 from games.errors import NotFound
 from games.models import Event, Match, MatchStatus, Seat
@@ -46,6 +46,7 @@ def matches_for_user(*, user: AbstractBaseUser, status: str | None = None) -> Qu
 
 
 def seats_summary(match: Match, viewer: int | None = None) -> list[dict[str, Any]]:
+    present = presence.present_seats(match.pk)
     return [
         {
             "index": seat.index,
@@ -55,6 +56,7 @@ def seats_summary(match: Match, viewer: int | None = None) -> list[dict[str, Any
             "level": seat.bot_level or None,
             "is_you": seat.index == viewer,
             "away": seat.away,
+            "present": seat.index in present,  # a live stream of theirs is open
         }
         for seat in match.seats.all().select_related("user").order_by("index")
     ]

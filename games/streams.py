@@ -21,7 +21,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpRe
 from knox.auth import TokenAuthentication
 from rest_framework import exceptions
 
-from games import live, selectors
+from games import live, presence, selectors
 from games.errors import BadInput, ServiceError
 from games.models import MatchStatus
 
@@ -86,7 +86,7 @@ async def _messages(match_id: str, seat: int, after: int) -> AsyncIterator[str]:
     # A stream ends now and then, so that the client reconnects and its token and seat
     # are checked again (a revoked token stops getting events within this time).
     ends_at = time.monotonic() + settings.STREAM_MAX_SECONDS
-    async with live.hub().watching(match_id) as watch:
+    async with live.hub().watching(match_id) as watch, presence.at_table(match_id, seat) as here:
         yield "retry: 2000\n\n"
         last, poll = after, False
         while time.monotonic() < ends_at:
@@ -101,6 +101,7 @@ async def _messages(match_id: str, seat: int, after: int) -> AsyncIterator[str]:
             poll = not await watch.wait_beyond(last, min(keepalive, ends_at - time.monotonic()))
             if poll:
                 yield ": keep-alive\n\n"
+                await here()
 
 
 def _error(exc: ServiceError, status: int) -> JsonResponse:

@@ -1,5 +1,7 @@
 """GET /matches/{id}/stream: live events through real uvicorn processes, PostgreSQL and Redis."""
 
+import os
+import signal
 import time
 from collections.abc import Callable
 
@@ -296,3 +298,50 @@ def test_a_stream_ends_after_its_longest_time_and_the_client_resumes(servers):
     again = alice.stream(match_id, last_event_id=first.ids[-1])
     again.wait_for(lambda c: c.ended, timeout=10, what="the end of the stream")
     assert again.ids == []
+
+
+@pytest.mark.parametrize("mode", ["redis", "embedded"])
+def test_a_person_with_a_stream_open_is_shown_present_to_the_others(servers, mode):
+    server = servers() if mode == "redis" else servers(REDIS_URL="")
+    alice, bob = Player(server), Player(server)
+    match_id = create_match(alice, ["me", "open", "computer", "computer"])
+    bob.call("POST", f"matches/{match_id}/join")
+
+    def present() -> list[bool]:
+        return [s["present"] for s in alice.call("GET", f"matches/{match_id}")["seats"]]
+
+    assert present() == [False, False, False, False]
+    bobs = bob.stream(match_id)
+    bobs.wait_for_seq(1)
+    assert present() == [False, True, False, False]
+    bobs.close()
+    _until(lambda: present() == [False, False, False, False], "bob to be gone")
+
+
+def test_presence_is_shared_by_the_api_processes_and_lapses_when_one_dies(servers):
+    """Bob's stream on B makes him present in A's views; B is killed (no chance to say he
+    left): the mark lapses after two keep-alive intervals."""
+    a, b = servers(STREAM_KEEPALIVE_SECONDS="0.5"), servers(STREAM_KEEPALIVE_SECONDS="0.5")
+    alice = Player(a)
+    match_id = create_match(alice, ["me", "open", "computer", "computer"])
+    bob = Player(b)
+    bob.call("POST", f"matches/{match_id}/join")
+    on_b = bob.stream(match_id)
+    on_b.wait_for_seq(1)
+
+    def bob_present() -> bool:
+        return alice.call("GET", f"matches/{match_id}")["seats"][1]["present"]
+
+    assert bob_present()
+    os.killpg(b.proc.pid, signal.SIGKILL)
+    killed = time.monotonic()
+    _until(lambda: not bob_present(), "bob's mark to lapse", timeout=15)
+    assert time.monotonic() - killed > 3  # it lapsed; nobody removed it
+    on_b.close()
+
+
+def _until(predicate, what: str, timeout: float = 10) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.1)

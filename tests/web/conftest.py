@@ -33,6 +33,8 @@ def server(tmp_path_factory) -> Iterator[str]:
         "CELERY_TASK_ALWAYS_EAGER": "1",
         "COMPUTER_MOVE_DELAY": "0",
         "TURN_TIMER_THREADS": "1",
+        # Keep-alives (and so the page's looks at who is at the table) every 2 s, not 15.
+        "STREAM_KEEPALIVE_SECONDS": "2",
         "STATIC_ROOT": str(tmp / "static"),
         "PYTHONPATH": str(ROOT),
     }

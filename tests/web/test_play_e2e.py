@@ -305,8 +305,18 @@ def test_a_second_guest_takes_the_open_seat_by_the_invite_link(server, browser, 
         wait_for_my_move(host)
         assert host.get_by_test_id("invite").is_hidden()
         assert host.get_by_test_id("action").count() >= 2
-        host_errors.check()
         guest_errors.check()
+
+        # Presence: the guest's page follows the match, so the host sees them at the table;
+        # once the guest's browser is gone, the host sees them no longer connected.
+        west = host.get_by_test_id("seat-west").get_by_test_id("presence")
+        host.get_by_test_id("seat-west").locator("[data-present=true]").wait_for()
+        assert "at the table" in west.inner_text()
+        guest_context.close()
+        guest_context = None
+        host.get_by_test_id("seat-west").locator("[data-present=false]").wait_for()
+        assert "not connected" in west.inner_text()
+        host_errors.check()
     except Exception:
         host.screenshot(path=str(artifacts / "e2e-invite-failure.png"), full_page=True)
         raise

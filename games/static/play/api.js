@@ -71,8 +71,8 @@ export async function api(method, path, body) {
 }
 
 // A minimal text/event-stream parser: feed it text, it calls onMessage({id, event, data})
-// for each complete message; comment lines (": keep-alive") are skipped.
-export function sseParser(onMessage) {
+// for each complete message, and onComment(text) for comment lines (": keep-alive").
+export function sseParser(onMessage, onComment = () => {}) {
   let buffer = "";
   let message = { id: null, event: "message", data: [] };
   function line(text) {
@@ -83,7 +83,10 @@ export function sseParser(onMessage) {
       message = { id: null, event: "message", data: [] };
       return;
     }
-    if (text.startsWith(":")) return;
+    if (text.startsWith(":")) {
+      onComment(text);
+      return;
+    }
     const colon = text.indexOf(":");
     const field = colon < 0 ? text : text.slice(0, colon);
     let value = colon < 0 ? "" : text.slice(colon + 1);
@@ -112,8 +115,9 @@ const SILENT_MS = 45000;
 // answers 204 (nothing more will come), and calls onUnavailable() when there is no
 // stream to follow here (an error other than 5xx/429, or 503 stream_needs_asgi from a
 // WSGI process): the caller polls instead. onConnected(true/false) says whether the
-// stream is up, so that the caller can poll while it is down. Returns a stop function.
-export function followMatch(matchId, after, { onEvent, onUnavailable, onConnected = () => {} }) {
+// stream is up, so that the caller can poll while it is down; onKeepAlive() is called at
+// each keep-alive (a quiet moment to look at who is at the table). Returns a stop function.
+export function followMatch(matchId, after, { onEvent, onUnavailable, onConnected = () => {}, onKeepAlive = () => {} }) {
   let stopped = false;
   let controller = null;
   let last = after;
@@ -162,7 +166,7 @@ export function followMatch(matchId, after, { onEvent, onUnavailable, onConnecte
           const seq = Number(event.seq ?? message.id);
           if (Number.isFinite(seq) && seq > last) last = seq;
           onEvent(event);
-        });
+        }, onKeepAlive);
         const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
         for (;;) {
           const { value, done } = await reader.read();

@@ -157,6 +157,8 @@ export function showMatch(root, id) {
       onEvent: (event) => {
         if (!st.body || event.seq > st.body.seq) refresh();
       },
+      // Who is at the table changes without an event: look again now and then.
+      onKeepAlive: () => refresh(),
       onUnavailable: () => {
         // No stream here (e.g. a WSGI-only deployment): ask for the view every few seconds.
         st.stopStream = null;
@@ -483,6 +485,10 @@ export function showMatch(root, id) {
       h("div", { class: "seat-name" }, seat === view.seat ? `${seatName(seat)} · You` : seatName(seat), teamOf(seat) === teamOf(view.seat) && seat !== view.seat ? " · partner" : ""),
       h("div", { class: "player" }, playerName(info)),
       away ? h("div", { class: "small away-note", "data-testid": "away-note", title: "Their time ran out; they can take the seat back" }, "(away — computer playing)") : null,
+      info && info.kind === "human" && seat !== view.seat
+        ? h("div", { class: `small presence ${info.present ? "here" : "gone"}`, "data-testid": "presence", "data-present": String(Boolean(info.present)) },
+          info.present ? "● at the table" : "○ not connected")
+        : null,
       hand ? h("div", { class: "small" }, `${hand.hand_sizes[seat]} card${hand.hand_sizes[seat] === 1 ? "" : "s"} · ${hand.tricks_won[seat]} trick${hand.tricks_won[seat] === 1 ? "" : "s"}`) : null,
       badges.length ? h("div", { class: "badges" }, badges.map((b) => h("span", { class: "badge" }, b))) : null,
       turn ? h("div", { class: "small turn-note" }, seat === view.seat ? "Your turn" : "To act") : null,
