@@ -228,7 +228,8 @@ def test_idle_streams_hold_no_thread_and_no_database_connection_each(servers):
     clients = [alice.stream(match_id) for _ in range(40)]
     for client in clients:
         client.wait_for_seq(1)
-    assert _threads(server.proc.pid) < threads_before + 5
+    pool = min(32, (os.cpu_count() or 1) + 4)  # the event loop's thread pool, at its largest
+    assert _threads(server.proc.pid) <= threads_before + pool + 1  # not one per stream
     assert _database_connections() < connections_before + 5
     for client in clients:
         client.close()
