@@ -9,12 +9,19 @@ database reads go to the event loop's small pool (games.live.in_pool).
 
 import os
 import re
+import warnings
 
 import django
 from django.core.handlers.asgi import ASGIHandler
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "euchre_service.settings")
 django.setup(set_prefix=False)
+
+# whitenoise serves static files with a synchronous file iterator, which Django reads in a
+# thread under ASGI and warns about at every file; that is fine for these small files.
+warnings.filterwarnings(
+    "ignore", message="StreamingHttpResponse must consume synchronous iterators"
+)
 
 _STREAM = re.compile(r"^/api/v1/matches/[^/]+/stream$")
 

@@ -7,6 +7,7 @@ on the transport security checks.
 """
 
 import os
+import warnings
 from datetime import timedelta
 from pathlib import Path
 
@@ -135,6 +136,8 @@ STORAGES = {
 }
 # Without `collectstatic` (the embedded default, tests) files are found in the apps.
 WHITENOISE_USE_FINDERS = env_bool("WHITENOISE_USE_FINDERS", True)
+if WHITENOISE_USE_FINDERS:  # then an empty STATIC_ROOT is expected, not worth a warning
+    warnings.filterwarnings("ignore", message="No directory at", category=UserWarning)
 # With DEBUG on, files edited while the server runs are served as they are now.
 WHITENOISE_AUTOREFRESH = DEBUG
 
