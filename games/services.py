@@ -20,7 +20,7 @@ from games.errors import BadInput, Conflict, NotFound, from_rule_error
 from games.eventlog import NewEvent
 from games.models import IdempotentResponse, Match, MatchStatus, Seat, SeatKind
 from games.selectors import is_match_id, player_view_get
-from games.turns import computer_to_act, schedule_computer_turn
+from games.turns import plays_for_computer, schedule_computer_turn, seat_to_act
 
 MIN_TURN_SECONDS, MAX_TURN_SECONDS = 5, 3600
 
@@ -291,9 +291,10 @@ def _commit_events(match: Match, folded: eventlog.Folded, events: list[NewEvent]
         folded.commitment = events[-1].payload["commitment"]
     rows = eventlog.append(match, events)
     projections.project(match, rows)
-    match.awaiting_computer = computer_to_act(match, state)
+    to_act = seat_to_act(match, state)
+    match.awaiting_computer = plays_for_computer(to_act)
     previous_deadline = match.turn_deadline
-    match.turn_deadline = timers.deadline(match, state, events)
+    match.turn_deadline = timers.deadline(match, to_act, events)
     match.save()
     eventlog.remember_on_commit(match, folded)
     live.publish_on_commit(match)

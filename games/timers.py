@@ -16,9 +16,8 @@ from django.conf import settings
 from django.db import connections, transaction
 from django.utils import timezone
 
-from games import engine as E
 from games.eventlog import NewEvent
-from games.models import Match, MatchStatus, SeatKind
+from games.models import Match, MatchStatus, Seat, SeatKind
 
 log = logging.getLogger(__name__)
 
@@ -26,12 +25,11 @@ log = logging.getLogger(__name__)
 _RESTART = {"bid", "discard", "card_played", "hand_dealt", "match_started", "seat_returned"}
 
 
-def deadline(match: Match, state: E.MatchState, events: list[NewEvent]) -> datetime | None:
+def deadline(match: Match, to_act: Seat | None, events: list[NewEvent]) -> datetime | None:
     """The match's deadline after `events`: none unless a person (not away) is to act."""
-    if not match.turn_seconds or match.status != MatchStatus.ACTIVE or state.turn is None:
+    if not match.turn_seconds or match.status != MatchStatus.ACTIVE:
         return None
-    seat = match.seats.filter(index=state.turn).first()
-    if seat is None or seat.kind != SeatKind.HUMAN or seat.away:
+    if to_act is None or to_act.kind != SeatKind.HUMAN or to_act.away:
         return None
     if match.turn_deadline is not None and not any(e.type in _RESTART for e in events):
         return match.turn_deadline

@@ -13,7 +13,6 @@ import threading
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Q
 
 from games import engine as E
 from games.models import Match, Seat, SeatKind
@@ -22,18 +21,22 @@ log = logging.getLogger(__name__)
 _local = threading.local()
 
 
-def computer_to_act(match: Match, state: E.MatchState) -> bool:
-    return state.turn is not None and computer_seat(match, state.turn) is not None
+def seat_to_act(match: Match, state: E.MatchState) -> Seat | None:
+    return None if state.turn is None else match.seats.filter(index=state.turn).first()
+
+
+def plays_for_computer(seat: Seat | None) -> bool:
+    """A computer seat, or a person's seat whose turn timer ran out (games.timers) until
+    they come back."""
+    return seat is not None and (
+        seat.kind == SeatKind.COMPUTER or (seat.kind == SeatKind.HUMAN and seat.away)
+    )
 
 
 def computer_seat(match: Match, index: int) -> Seat | None:
-    """The seat if a computer player plays it: a computer seat, or a person's seat whose
-    turn timer ran out (games.timers) until they come back."""
-    return (
-        match.seats.filter(index=index)
-        .filter(Q(kind=SeatKind.COMPUTER) | Q(kind=SeatKind.HUMAN, away=True))
-        .first()
-    )
+    """The seat at `index` if a computer player plays it."""
+    seat = match.seats.filter(index=index).first()
+    return seat if plays_for_computer(seat) else None
 
 
 def schedule_computer_turn(match: Match) -> None:
