@@ -8,11 +8,11 @@ database reads go to the event loop's small pool (games.live.in_pool).
 """
 
 import os
-import re
 import warnings
 
 import django
 from django.core.handlers.asgi import ASGIHandler
+from django.urls import Resolver404, resolve
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "euchre_service.settings")
 django.setup(set_prefix=False)
@@ -23,12 +23,17 @@ warnings.filterwarnings(
     "ignore", message="StreamingHttpResponse must consume synchronous iterators"
 )
 
-_STREAM = re.compile(r"^/api/v1/matches/[^/]+/stream$")
+
+def _is_stream(path: str) -> bool:
+    try:
+        return resolve(path).url_name == "match-stream"
+    except Resolver404:
+        return False
 
 
 class Handler(ASGIHandler):
     async def __call__(self, scope, receive, send):
-        if scope["type"] == "http" and _STREAM.match(scope["path"]):
+        if scope["type"] == "http" and _is_stream(scope["path"]):
             await self.handle(scope, receive, send)  # no thread of its own
             return
         await super().__call__(scope, receive, send)

@@ -22,14 +22,15 @@ class BodySizeLimitMiddleware:
         limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
         length = request.META.get("CONTENT_LENGTH") or ""
         if limit is not None and length.isdigit() and int(length) > limit:
-            return JsonResponse(
-                {
-                    "code": "payload_too_large",
-                    "detail": f"The request body is larger than {limit} bytes.",
-                },
-                status=413,
+            return error_response(
+                "payload_too_large", f"The request body is larger than {limit} bytes.", 413
             )
         return self.get_response(request)
+
+
+def error_response(code: str, detail: str, status: int) -> JsonResponse:
+    """The API's error body, for answers given outside DRF (middleware, async views)."""
+    return JsonResponse({"code": code, "detail": detail}, status=status)
 
 
 class StrictBooleanField(serializers.BooleanField):

@@ -22,6 +22,7 @@ from knox.auth import TokenAuthentication
 from rest_framework import exceptions
 
 from games import live, presence, selectors
+from games.api_support import error_response
 from games.errors import BadInput, ServiceError
 from games.models import MatchStatus
 
@@ -66,7 +67,7 @@ def _match_for_caller(request: HttpRequest, match_id: str) -> tuple[Any, int]:
     except exceptions.AuthenticationFailed as exc:
         raise Unauthenticated("authentication_failed", str(exc.detail)) from exc
     if found is None:
-        raise Unauthenticated("not_authenticated", "Authentication credentials were not provided.")
+        raise Unauthenticated("not_authenticated", str(exceptions.NotAuthenticated.default_detail))
     return selectors.match_for_user(match_id=match_id, user=found[0])
 
 
@@ -105,7 +106,7 @@ async def _messages(match_id: str, seat: int, after: int) -> AsyncIterator[str]:
 
 
 def _error(exc: ServiceError, status: int) -> JsonResponse:
-    response = JsonResponse({"code": exc.code, "detail": exc.detail}, status=status)
+    response = error_response(exc.code, exc.detail, status)
     if status == 401:
         response["WWW-Authenticate"] = "Token"
     return response
