@@ -10,7 +10,7 @@ import requests
 from django.test import Client
 
 from tests.games import helpers
-from tests.games.server_support import Player, SseClient
+from tests.games.server_support import ApiServer, Player, SseClient
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
@@ -43,6 +43,19 @@ def play(players: list[Player], match_id: str, until: Callable[[], bool] = lambd
     raise AssertionError("the match did not end")
 
 
+def server_in(servers, mode: str) -> ApiServer:
+    """An API process publishing through Redis, or (embedded) to its own hub."""
+    return servers() if mode == "redis" else servers(REDIS_URL="")
+
+
+def alice_and_bob(server: ApiServer, west: str, north: str) -> tuple[Player, Player, str]:
+    """Alice creates a match with an open seat (west or north) and bob takes it."""
+    alice, bob = Player(server), Player(server)
+    match_id = create_match(alice, ["me", west, north, "computer"])
+    bob.call("POST", f"matches/{match_id}/join")
+    return alice, bob, match_id
+
+
 def assert_whole_log(client: SseClient, final_seq: int) -> None:
     client.wait_for(lambda c: c.ended, what="the end of the stream")
     assert client.ids == list(range(1, final_seq + 1))
@@ -55,10 +68,7 @@ def assert_whole_log(client: SseClient, final_seq: int) -> None:
 
 @pytest.mark.parametrize("mode", ["redis", "embedded"])
 def test_a_second_client_sees_every_event_of_a_match_in_order(servers, mode):
-    server = servers() if mode == "redis" else servers(REDIS_URL="")
-    alice, bob = Player(server), Player(server)
-    match_id = create_match(alice, ["me", "computer", "open", "computer"])
-    bob.call("POST", f"matches/{match_id}/join")
+    alice, bob, match_id = alice_and_bob(server_in(servers, mode), "computer", "open")
     bobs_stream = bob.stream(match_id)
 
     final = play([alice, bob], match_id)
@@ -303,10 +313,7 @@ def test_a_stream_ends_after_its_longest_time_and_the_client_resumes(servers):
 
 @pytest.mark.parametrize("mode", ["redis", "embedded"])
 def test_a_person_with_a_stream_open_is_shown_present_to_the_others(servers, mode):
-    server = servers() if mode == "redis" else servers(REDIS_URL="")
-    alice, bob = Player(server), Player(server)
-    match_id = create_match(alice, ["me", "open", "computer", "computer"])
-    bob.call("POST", f"matches/{match_id}/join")
+    alice, bob, match_id = alice_and_bob(server_in(servers, mode), "open", "computer")
 
     def present() -> list[bool]:
         return [s["present"] for s in alice.call("GET", f"matches/{match_id}")["seats"]]
