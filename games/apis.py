@@ -19,11 +19,11 @@ from rest_framework.views import APIView
 
 from bots.players import DEFAULT_LEVEL, PLAYERS
 from games import accounts, hints, selectors, services
-from games.api_support import ErrorSerializer, StrictBooleanField, StrictSerializer
+from games.api_support import ERROR_RESPONSES, StrictBooleanField, StrictSerializer
 from games.errors import Conflict
 from games.models import HintStatus, MatchStatus
 
-ERRORS = {code: ErrorSerializer for code in (400, 401, 404, 409, 413, 422, 429)}
+ERRORS = ERROR_RESPONSES
 
 
 class MatchViewSerializer(serializers.Serializer):
@@ -180,7 +180,12 @@ class MatchPagination(PageNumberPagination):
 
 class MatchListCreateApi(APIView):
     class MatchListCreateInputSerializer(StrictSerializer):
-        seats = SeatInputSerializer(many=True, help_text="Four seats, south, west, north, east.")
+        seats = SeatInputSerializer(
+            many=True,
+            min_length=4,
+            max_length=4,
+            help_text="Four seats, south, west, north, east; exactly one of kind 'me'.",
+        )
         options = OptionsInputSerializer(required=False)
         hints_allowed = StrictBooleanField(required=False, default=True)
         turn_seconds = serializers.IntegerField(
@@ -193,8 +198,6 @@ class MatchListCreateApi(APIView):
         )
 
         def validate_seats(self, seats: list[dict[str, Any]]) -> list[dict[str, Any]]:
-            if len(seats) != 4:
-                raise serializers.ValidationError("A match has exactly four seats.")
             if sum(s["kind"] == "me" for s in seats) != 1:
                 raise serializers.ValidationError("Take exactly one seat yourself (kind 'me').")
             return seats

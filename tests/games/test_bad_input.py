@@ -65,7 +65,7 @@ def test_creating_a_match_with_bad_fields_is_a_400_naming_the_field(player, payl
     "action, status, code",
     [
         ({"type": "play", "card": "ZZ"}, 400, "invalid_card"),
-        ({"type": "play", "card": 7}, 400, "invalid_card"),
+        ({"type": "play", "card": 7}, 400, "invalid_input"),  # a JSON number is no string
         ({"type": "call", "suit": "X"}, 400, "invalid_suit"),
         ({"type": "dance"}, 400, "invalid_input"),
         ({"type": "pass", "extra": 1}, 400, "invalid_input"),
