@@ -167,7 +167,10 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     elif isinstance(exc, exceptions.ParseError):
         body["detail"] = f"The body is not valid JSON ({exc.detail})."
     else:
-        body["detail"] = _sentence(str(exc.detail))
+        # DRF's own response holds the detail: a Django Http404 or PermissionDenied (turned
+        # into DRF's by drf_exception_handler) has no .detail of its own.
+        detail = response.data.get("detail", "") if isinstance(response.data, dict) else ""
+        body["detail"] = _sentence(str(detail or getattr(exc, "detail", "") or code))
     response.data = body
     return response
 

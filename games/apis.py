@@ -6,12 +6,14 @@ from django.contrib.auth import authenticate, get_user_model
 from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError as DjangoValidationError
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from drf_spectacular.views import SpectacularAPIView
 from knox import views as knox_views
 from knox.views import LoginView as KnoxLoginView
 from rest_framework import serializers
 from rest_framework.exceptions import AuthenticationFailed
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.permissions import AllowAny
+from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.throttling import ScopedRateThrottle
@@ -477,3 +479,17 @@ class HintDetailApi(APIView):
     @extend_schema(responses={200: HintSerializer, **ERRORS}, summary="A hint you asked for")
     def get(self, request: Request, hint_id: str) -> Response:
         return Response(hints.hint_body(hints.hint_get(hint_id=hint_id, user=request.user)))
+
+
+# ---------------------------------------------------------------- the schema
+
+
+class SchemaApi(SpectacularAPIView):
+    """The OpenAPI document. Its renderers are YAML and JSON schema types; an error (an
+    unknown ?format=) is rendered as the API's JSON error body like any other."""
+
+    def handle_exception(self, exc: Exception) -> Response:
+        response = super().handle_exception(exc)
+        self.request.accepted_renderer = JSONRenderer()
+        self.request.accepted_media_type = "application/json"
+        return response

@@ -163,3 +163,18 @@ def test_an_illegal_left_bower_play_over_http_says_why_and_changes_nothing(playe
             assert act(client, match_id, keep_jacks[0]).status_code == 200
             body = view(client, match_id)
     raise AssertionError("no left bower refusal in 10 matches")
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "path", ["/api/v1/matches?format=xml", "/api/v1/matches?format=api", "/api/v1/schema?format=x"]
+)
+def test_an_unknown_format_override_is_a_json_404_not_a_500(player, path):
+    """DRF's ?format= override with no such renderer raises Django's Http404, which has no
+    .detail: the error handler crashed on it (a 500 HTML page), and the schema endpoint
+    rendered its error as YAML. Found by the hostile-client suite."""
+    _user, client = player
+    response = client.get(path)
+    assert response.status_code == 404
+    assert response["Content-Type"] == "application/json"
+    assert response.json() == {"code": "not_found", "detail": "Not found."}
