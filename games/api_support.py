@@ -1,5 +1,6 @@
 """The API's shared plumbing: the error body, the body size limit, strict input."""
 
+import re
 from typing import Any
 
 from django.conf import settings
@@ -45,6 +46,9 @@ class StrictBooleanField(serializers.BooleanField):
         return data
 
 
+_INTEGER = re.compile(r"-?[0-9]+")
+
+
 class StrictSerializer(serializers.Serializer):
     # Input exactly as the OpenAPI schema states it (StrictSerializerSchema below). A JSON
     # body: no field it does not know (a typo is an error rather than ignored), a string
@@ -71,6 +75,10 @@ class StrictSerializer(serializers.Serializer):
                     problems[name] = ["Give this parameter once."]
                 elif values[0] == "" and not getattr(self.fields[name], "allow_blank", False):
                     problems[name] = ["This parameter may not be empty."]
+                elif isinstance(self.fields[name], serializers.IntegerField) and not (
+                    _INTEGER.fullmatch(values[0])
+                ):  # DRF would take "1.0", "1e0"-free decimals and non-ASCII digits
+                    problems[name] = ["A valid integer is required."]
         elif isinstance(data, dict):
             for name in sorted(set(data) - set(self.fields)):
                 problems[name] = ["This field is not allowed."]

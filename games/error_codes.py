@@ -34,11 +34,17 @@ CATALOGUE: dict[str, ErrorCode] = {
     "not_found": C((404,), "No such match or hint, or no seat for you at it (the same answer for both)."),  # noqa: E501
     "throttled": C((429,), "Too many requests; `retry_after` (and the Retry-After header) says when to try again."),  # noqa: E501
     "stream_needs_asgi": C((503,), "A live stream was asked of a WSGI process; streams are served by the ASGI server."),  # noqa: E501
-    "error": C((500,), "An API exception the error handler has no code for (none is raised today)."),  # noqa: E501
+    "error": C((500,), "The service failed: an exception nothing else answered (a bug to report)."),  # noqa: E501
+    # gunicorn's own refusals, before the service's code runs (euchre_service/gunicorn_errors.py)
+    "malformed_request": C((400,), "The request is not HTTP that the server can parse."),
+    "uri_too_long": C((414,), "The request line is longer than the server takes (4094 bytes)."),
+    "headers_too_large": C((431,), "A header, or all of them, is over the server's limits."),
+    "expectation_failed": C((417,), "The Expect header asks for something other than 100-continue."),  # noqa: E501
+    "not_implemented": C((501,), "A Transfer-Encoding the server does not support."),
     # ------------------------------------------------ accounts and tokens
     "not_authenticated": C((401,), "No token was sent."),
     "authentication_failed": C((401,), "The token, or the username and password, are wrong."),
-    "permission_denied": C((403,), "The token is good but may not do this."),
+    "permission_denied": C((403,), "The token is good but may not do this (or a proxy line the server refuses)."),  # noqa: E501
     # ------------------------------------------------ matches
     "invalid_seats": C((400,), "A match has four seats, exactly one of them yours (kind 'me')."),
     "invalid_level": C((400,), "Unknown computer player level."),

@@ -7,9 +7,10 @@ and every class that derives from one, found in the same source) or of
 api_support.error_response gives its first argument, which must be a string literal or
 another error's `.code` passed on (from_rule_error, the stream's error answer); a
 `super().__init__("code", ...)` in an error class, any `code="..."` keyword argument and any
-`{"code": "..."}` dict literal count too. The DRF exception handler's codes are read from
-its table. A code built at run time any other way would not be seen: the test fails on an
-error call whose code it cannot read, so that one cannot be added unnoticed.
+`{"code": "..."}` dict literal count too. The DRF exception handler's codes, and those of
+gunicorn's own refusals (euchre_service/gunicorn_errors.py), are read from their tables.
+A code built at run time any other way would not be seen: the test fails on an error call
+whose code it cannot read, so that one cannot be added unnoticed.
 """
 
 import ast
@@ -135,10 +136,11 @@ def raised_codes() -> tuple[dict[str, list[str]], list[str], list[tuple[str, str
 
 
 def handler_codes() -> set[str]:
+    from euchre_service import gunicorn_errors
     from games import api_support
 
-    # The handler's table, and its fallback for a DRF exception it has no code for.
-    return set(api_support._CODES.values()) | {"error"}
+    # The handler's table, its fallback for a DRF exception it has no code for, gunicorn's.
+    return set(api_support._CODES.values()) | {"error"} | set(gunicorn_errors.CODES.values())
 
 
 @pytest.fixture(scope="module")
@@ -161,7 +163,7 @@ def test_every_code_the_code_base_can_answer_with_is_in_the_catalogue(scan):
     )
     # The scan does find them: a sample from each source of codes.
     assert {"stale_sequence", "must_follow_suit", "payload_too_large", "not_found"} <= codes
-    assert {"malformed_json", "throttled", "stream_needs_asgi"} <= codes
+    assert {"malformed_json", "throttled", "stream_needs_asgi", "uri_too_long"} <= codes
 
 
 def test_the_engine_internal_codes_are_the_engines_and_unreachable_from_a_request(scan):
