@@ -54,6 +54,8 @@ MIDDLEWARE = [
     # Static files (the web client, the admin, the API docs) in every mode, under ASGI too.
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "games.api_support.BodySizeLimitMiddleware",
+    # An unreachable database: 503 service_unavailable with Retry-After, not a 500.
+    "games.api_errors.DatabaseUnavailableMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -63,6 +65,8 @@ MIDDLEWARE = [
 ]
 
 ROOT_URLCONF = "euchre_service.urls"
+# Under /api/ a CSRF failure is the API's error body; elsewhere (the admin) Django's page.
+CSRF_FAILURE_VIEW = "games.api_errors.csrf_failure"
 WSGI_APPLICATION = "euchre_service.wsgi.application"
 ASGI_APPLICATION = "euchre_service.asgi.application"
 

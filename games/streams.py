@@ -18,6 +18,7 @@ from typing import Any
 from django.conf import settings
 from django.core.handlers.asgi import ASGIRequest
 from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
+from django.views.decorators.csrf import csrf_exempt
 from knox.auth import TokenAuthentication
 from rest_framework import exceptions
 
@@ -31,11 +32,14 @@ class Unauthenticated(ServiceError):
     status = 401
 
 
+@csrf_exempt  # a token in a header, never a cookie: nothing for a forged request to ride on
 async def match_stream(request: HttpRequest, match_id: str) -> HttpResponse:
     if request.method != "GET":
-        return _error(
+        response = _error(
             ServiceError("method_not_allowed", f'Method "{request.method}" not allowed.'), 405
         )
+        response["Allow"] = "GET"
+        return response
     try:
         after = _after(request)
         match, seat = await live.in_pool(_match_for_caller)(request, match_id)
