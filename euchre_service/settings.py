@@ -85,8 +85,23 @@ TEMPLATES = [
     },
 ]
 
+
+def database_from_env(url: str, conn_max_age: int) -> dict:
+    """One DATABASES entry. A persistent connection is checked before a request reuses
+    it, so the process recovers by itself after the database restarts; and connecting
+    gives up after DATABASE_CONNECT_TIMEOUT seconds (psycopg's own default is 130 s,
+    libpq's minimum 2), so a database that is away makes a quick 503, not a hung
+    request (games.api_errors)."""
+    database = dj_database_url.parse(url, conn_max_age=conn_max_age, conn_health_checks=True)
+    if database["ENGINE"] == "django.db.backends.postgresql":
+        database.setdefault("OPTIONS", {}).setdefault(
+            "connect_timeout", int(os.environ.get("DATABASE_CONNECT_TIMEOUT", "2"))
+        )
+    return database
+
+
 DATABASES = {
-    "default": dj_database_url.parse(
+    "default": database_from_env(
         os.environ.get("DATABASE_URL", f"sqlite:///{BASE_DIR / 'db.sqlite3'}"),
         conn_max_age=int(os.environ.get("DATABASE_CONN_MAX_AGE", "0")),
     )
