@@ -4,6 +4,7 @@ from typing import Any
 
 from django.conf import settings
 from django.http import JsonResponse
+from drf_spectacular.contrib.knox_auth_token import KnoxTokenScheme
 from rest_framework import exceptions, serializers
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
@@ -21,7 +22,8 @@ class BodySizeLimitMiddleware:
     def __call__(self, request):
         limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
         length = request.META.get("CONTENT_LENGTH") or ""
-        if limit is not None and length.isdigit() and int(length) > limit:
+        # ASCII digits only: "²".isdigit() is true too, and int() refuses it.
+        if limit is not None and length.isascii() and length.isdigit() and int(length) > limit:
             return error_response(
                 "payload_too_large", f"The request body is larger than {limit} bytes.", 413
             )
@@ -31,6 +33,18 @@ class BodySizeLimitMiddleware:
 def error_response(code: str, detail: str, status: int) -> JsonResponse:
     """The API's error body, for answers given outside DRF (middleware, async views)."""
     return JsonResponse({"code": code, "detail": detail}, status=status)
+
+
+def ascii_whole_number(value: str) -> int | None:
+    """A whole number written in ASCII digits, or None. (str.isdigit() is also true of
+    "²" and "٣", which int() refuses or reads as another number.)"""
+    return int(value) if value.isascii() and value.isdigit() else None
+
+
+class TokenScheme(KnoxTokenScheme):
+    """The OpenAPI security scheme of knox's tokens, for the subclass above too."""
+
+    target_class = "games.api_classes.TokenAuthentication"
 
 
 class StrictBooleanField(serializers.BooleanField):

@@ -19,6 +19,7 @@ from rest_framework.views import APIView
 
 from bots.players import DEFAULT_LEVEL, PLAYERS
 from games import accounts, hints, selectors, services
+from games.api_classes import TokenAuthentication
 from games.api_support import ErrorSerializer, StrictBooleanField, StrictSerializer
 from games.errors import Conflict
 from games.models import HintStatus, MatchStatus
@@ -75,17 +76,29 @@ class RegisterApi(APIView):
     throttle_scope = "auth"
 
     class RegisterInputSerializer(StrictSerializer):
-        username = serializers.RegexField(r"^[\w.@+-]+\Z", min_length=1, max_length=150)
+        username = serializers.RegexField(
+            r"^[\w.@+-]+\Z",
+            min_length=1,
+            max_length=150,
+            help_text="Stored NFKC-normalised (as 'ｂｏｂ' is 'bob'); unique ignoring case.",
+        )
         password = serializers.CharField(min_length=8, max_length=128, write_only=True)
 
         def validate_username(self, value: str) -> str:
-            if get_user_model().objects.filter(username__iexact=value).exists():
-                raise serializers.ValidationError("That username is taken.")
-            if value.lower().startswith(accounts.GUEST_PREFIX):
+            # Every rule again on the stored form: NFKC can lengthen a name ("ﷺ" is 18
+            # characters), change its characters, or make it start with the guest prefix.
+            name = accounts.normalize_username(value)
+            User = get_user_model()
+            try:
+                User._meta.get_field(User.USERNAME_FIELD).run_validators(name)
+            except DjangoValidationError as exc:
+                stored = f" (NFKC-normalised, as stored: {name!r})" if name != value else ""
+                raise serializers.ValidationError([m + stored for m in exc.messages]) from exc
+            if name.casefold().startswith(accounts.GUEST_PREFIX):
                 raise serializers.ValidationError(
                     f"Names starting with {accounts.GUEST_PREFIX!r} are kept for guests."
                 )
-            return value
+            return name
 
         def validate(self, data: dict[str, Any]) -> dict[str, Any]:
             try:
@@ -108,7 +121,7 @@ class RegisterApi(APIView):
     def post(self, request: Request) -> Response:
         serializer = self.RegisterInputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        user = get_user_model().objects.create_user(**serializer.validated_data)
+        user = accounts.user_register(**serializer.validated_data)
         return Response({"id": user.pk, "username": user.get_username()}, status=201)
 
 
@@ -123,6 +136,9 @@ class TokenApi(KnoxLoginView):
     class TokenInputSerializer(StrictSerializer):
         username = serializers.CharField(max_length=150)
         password = serializers.CharField(max_length=128, write_only=True)
+
+        def validate_username(self, value: str) -> str:
+            return accounts.normalize_username(value)  # as registering stored it
 
     def get_authenticate_header(self, request: Request) -> str:
         return "Token"  # so that a wrong password is a 401, as for any other credential
@@ -274,12 +290,16 @@ class GuestApi(APIView):
 
 
 class LogoutApi(knox_views.LogoutView):
+    authentication_classes = [TokenAuthentication]  # knox's views name knox's own class
+
     @extend_schema(request=None, responses={204: None, **ERRORS}, summary="Revoke this token")
     def post(self, request: Request, format: Any = None) -> Response:
         return super().post(request, format)
 
 
 class LogoutAllApi(knox_views.LogoutAllView):
+    authentication_classes = [TokenAuthentication]
+
     @extend_schema(request=None, responses={204: None, **ERRORS}, summary="Revoke all your tokens")
     def post(self, request: Request, format: Any = None) -> Response:
         return super().post(request, format)

@@ -22,11 +22,11 @@ from django.core.handlers.asgi import ASGIRequest
 from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.views.decorators.csrf import csrf_exempt
-from knox.auth import TokenAuthentication
 from rest_framework import exceptions
 
 from games import live, presence, selectors
-from games.api_support import error_response
+from games.api_classes import TokenAuthentication
+from games.api_support import ascii_whole_number, error_response
 from games.errors import BadInput, ServiceError
 from games.models import MatchStatus
 
@@ -83,12 +83,13 @@ def _match_for_caller(request: HttpRequest, match_id: str) -> tuple[Any, int]:
 def _after(request: HttpRequest) -> int:
     """Last-Event-ID wins: a browser's EventSource sends it with the original URL."""
     value = request.headers.get("Last-Event-ID") or request.GET.get("after") or "0"
-    if not value.isdigit() or len(value) > 12:
+    after = ascii_whole_number(value) if len(value) <= 12 else None
+    if after is None:
         raise BadInput(
             "invalid_input",
             "Last-Event-ID and after are the seq of the last event you have: a whole number.",
         )
-    return int(value)
+    return after
 
 
 async def _messages(match_id: str, seat: int, after: int) -> AsyncIterator[str]:
