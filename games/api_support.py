@@ -3,7 +3,8 @@
 from typing import Any
 
 from django.conf import settings
-from django.http import JsonResponse
+from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.http import Http404, JsonResponse
 from drf_spectacular.contrib.knox_auth_token import KnoxTokenScheme
 from rest_framework import exceptions, serializers
 from rest_framework.response import Response
@@ -98,6 +99,11 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     response = drf_exception_handler(exc, context)
     if response is None:
         return None
+    # Django's own Http404 (e.g. ?format=xml) and PermissionDenied, as DRF answers them.
+    if isinstance(exc, Http404):
+        exc = exceptions.NotFound()
+    elif isinstance(exc, DjangoPermissionDenied):
+        exc = exceptions.PermissionDenied()
     code = next((c for t, c in _CODES.items() if isinstance(exc, t)), None)
     if code is None:
         code = getattr(exc, "default_code", "error")

@@ -415,7 +415,10 @@ class MatchActionApi(APIView):
 
 class MatchEventsApi(APIView):
     class MatchEventsFilterSerializer(StrictSerializer):
-        after = serializers.IntegerField(min_value=0, required=False, default=0)
+        # At most a PostgreSQL bigint: a larger number cannot be compared with seq on SQLite.
+        after = serializers.IntegerField(
+            min_value=0, max_value=2**63 - 1, required=False, default=0
+        )
 
     @extend_schema(
         parameters=[MatchEventsFilterSerializer],
