@@ -56,6 +56,7 @@ MIDDLEWARE = [
     "games.api_support.BodySizeLimitMiddleware",
     # An unreachable database: 503 service_unavailable with Retry-After, not a 500.
     "games.api_errors.DatabaseUnavailableMiddleware",
+    "games.api_errors.RefuseNullCharactersMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",

@@ -11,7 +11,7 @@ import logging
 import sys
 from typing import Any
 
-from django.core.exceptions import DisallowedHost
+from django.core.exceptions import BadRequest, DisallowedHost, TooManyFieldsSent
 from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse
 from django.urls import Resolver404, resolve
@@ -70,6 +70,22 @@ class DatabaseUnavailableMiddleware:
         return None
 
 
+class RefuseNullCharactersMiddleware:
+    """A query string with a NUL character is a 400 (bad_request under /api/). No
+    parameter means one, and PostgreSQL refuses NUL in text: the admin's list filters,
+    for one, passed it to a query that failed with DataError (a 500)."""
+
+    def __init__(self, get_response: Any) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        if "%00" in request.META.get("QUERY_STRING", "") or any(
+            "\x00" in value for values in request.GET.lists() for value in values[1]
+        ):
+            raise BadRequest("The query string contains a null character.")
+        return self.get_response(request)
+
+
 # ---------------------------------------------------------------- Django's error handlers
 # Named in euchre_service/urls.py as handler400/403/404/500.
 
@@ -81,6 +97,8 @@ def bad_request(request: HttpRequest, exception: Exception | None = None) -> Htt
         return error_response(
             "bad_host", "The Host header names a host this service does not answer for.", 400
         )
+    if isinstance(exception, BadRequest | TooManyFieldsSent):  # their words say what is wrong
+        return error_response("bad_request", f"The request is malformed: {exception}", 400)
     return error_response("bad_request", "The request is malformed.", 400)
 
 

@@ -7,6 +7,7 @@ from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.http import Http404, JsonResponse
 from drf_spectacular.contrib.knox_auth_token import KnoxTokenScheme
 from rest_framework import exceptions, serializers
+from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
@@ -46,6 +47,18 @@ class TokenScheme(KnoxTokenScheme):
     """The OpenAPI security scheme of knox's tokens, for the subclass above too."""
 
     target_class = "games.api_classes.TokenAuthentication"
+
+
+class JsonErrorsMixin:
+    """For a DRF view whose answers are not JSON (the OpenAPI document's YAML, Swagger UI's
+    HTML): its errors (?format=xml, a wrong method, a bad token) are still the API's JSON
+    error body."""
+
+    def finalize_response(self, request: Any, response: Any, *args: Any, **kwargs: Any) -> Any:
+        if response.status_code >= 400:
+            request.accepted_renderer = JSONRenderer()
+            request.accepted_media_type = JSONRenderer.media_type
+        return super().finalize_response(request, response, *args, **kwargs)  # type: ignore[misc]
 
 
 class StrictBooleanField(serializers.BooleanField):

@@ -6,6 +6,7 @@ from django.contrib.auth import authenticate, get_user_model
 from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError as DjangoValidationError
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from knox import views as knox_views
 from knox.views import LoginView as KnoxLoginView
 from rest_framework import serializers
@@ -20,7 +21,12 @@ from rest_framework.views import APIView
 from bots.players import DEFAULT_LEVEL, PLAYERS
 from games import accounts, hints, selectors, services
 from games.api_classes import TokenAuthentication
-from games.api_support import ErrorSerializer, StrictBooleanField, StrictSerializer
+from games.api_support import (
+    ErrorSerializer,
+    JsonErrorsMixin,
+    StrictBooleanField,
+    StrictSerializer,
+)
 from games.errors import Conflict
 from games.models import HintStatus, MatchStatus
 
@@ -497,3 +503,14 @@ class HintDetailApi(APIView):
     @extend_schema(responses={200: HintSerializer, **ERRORS}, summary="A hint you asked for")
     def get(self, request: Request, hint_id: str) -> Response:
         return Response(hints.hint_body(hints.hint_get(hint_id=hint_id, user=request.user)))
+
+
+# ---------------------------------------------------------------- the OpenAPI document
+
+
+class SchemaApi(JsonErrorsMixin, SpectacularAPIView):
+    """The OpenAPI document (YAML, or JSON with ?format=json)."""
+
+
+class DocsApi(JsonErrorsMixin, SpectacularSwaggerView):
+    """Swagger UI over the OpenAPI document."""

@@ -93,3 +93,41 @@ def test_an_unexpected_exception_under_the_api_is_a_json_500_and_its_traceback_i
 @pytest.mark.urls("tests.games.error_urls")
 def test_an_unexpected_exception_outside_the_api_keeps_the_html_500_page():
     assert_html(Client(raise_request_exception=False).get("/test-failing-page"), 500)
+
+
+@pytest.mark.django_db
+def test_too_many_query_parameters_under_the_api_is_a_json_400():
+    query = "&".join(f"a{i}=1" for i in range(1100))  # over DATA_UPLOAD_MAX_NUMBER_FIELDS
+    body = assert_json_error(Client().get(f"/api/v1/matches?{query}"), 400, "bad_request")
+    assert "parameters" in body["detail"]
+
+
+@pytest.mark.django_db
+def test_a_null_character_in_a_query_string_is_a_400_not_a_database_error(admin_client):
+    """The admin's list filter passed "\\x00" to PostgreSQL, which refuses it in text."""
+    admin_client.raise_request_exception = False
+    assert_html(admin_client.get("/admin/games/match/?status=%00"), 400)
+    assert_html(admin_client.get("/admin/games/event/?type=%00"), 400)
+    assert_json_error(Client().get("/api/v1/matches?status=%00"), 400, "bad_request")
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "method, path, headers, status",
+    [
+        ("GET", "/api/v1/schema?format=xml", {}, 404),
+        ("POST", "/api/v1/schema", {}, 405),
+        ("GET", "/api/v1/schema", {"HTTP_ACCEPT": "application/xml"}, 406),
+        ("GET", "/api/v1/schema", {"HTTP_AUTHORIZATION": "Token \xff"}, 401),
+        ("GET", "/api/v1/docs?format=xml", {}, 404),
+        ("DELETE", "/api/v1/docs", {}, 405),
+        ("GET", "/api/v1/docs", {"HTTP_AUTHORIZATION": "Token nope"}, 401),
+    ],
+)
+def test_the_openapi_document_and_its_docs_page_answer_errors_in_json(
+    method, path, headers, status
+):
+    response = Client().generic(method, path, **headers)
+    assert response.status_code == status
+    assert response["Content-Type"] == "application/json"
+    assert set(response.json()) == {"code", "detail"}
