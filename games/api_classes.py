@@ -4,6 +4,7 @@ Apart from games.api_support, which imports DRF's views: importing those reads t
 settings, and so imports this module.
 """
 
+import math
 import re
 from typing import Any
 
@@ -17,9 +18,10 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 class JSONParser(parsers.JSONParser):
     """DRF's JSON parser, refusing with 400 `malformed_json` what would break further in:
     nesting deeper than MAX_JSON_DEPTH (Python's decoder raises RecursionError near 1,000
-    levels, and deep values break error messages that quote them), and strings with an
+    levels, and deep values break error messages that quote them), strings with an
     unpaired surrogate escape such as "\\ud800" (not Unicode text: no answer quoting
-    it can be encoded, and nothing can store it)."""
+    it can be encoded, and nothing can store it), and numbers too large for a float
+    (1e400 would be read as infinity, which no JSON answer can hold)."""
 
     def parse(self, stream: Any, media_type: Any = None, parser_context: Any = None) -> Any:
         try:
@@ -48,6 +50,8 @@ def _refuse_unusable(data: Any) -> None:
                 stack.append((item, depth + 1))
         elif isinstance(value, str) and _SURROGATE.search(value):
             raise exceptions.ParseError("a string is not Unicode text: an unpaired surrogate")
+        elif isinstance(value, float) and not math.isfinite(value):  # 1e400 reads as inf
+            raise exceptions.ParseError("a number is out of range")
 
 
 class TokenAuthentication(knox_auth.TokenAuthentication):
