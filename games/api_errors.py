@@ -29,10 +29,13 @@ def is_api(request: HttpRequest) -> bool:
     return path == "/api" or path.startswith("/api/")
 
 
+# The database can't be reached, or the connection broke: not a bug, an outage.
+# (psycopg's errors reach here wrapped in Django's own classes.)
+DATABASE_UNAVAILABLE = (OperationalError, InterfaceError)
+
+
 def is_database_unavailable(exc: BaseException | None) -> bool:
-    """The database can't be reached, or the connection broke: not a bug, an outage.
-    (psycopg's errors reach here wrapped in Django's own classes.)"""
-    return isinstance(exc, OperationalError | InterfaceError)
+    return isinstance(exc, DATABASE_UNAVAILABLE)
 
 
 def service_unavailable(request: HttpRequest, exc: BaseException) -> HttpResponse:

@@ -23,9 +23,8 @@ class BodySizeLimitMiddleware:
 
     def __call__(self, request):
         limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
-        length = request.META.get("CONTENT_LENGTH") or ""
-        # ASCII digits only: "²".isdigit() is true too, and int() refuses it.
-        if limit is not None and length.isascii() and length.isdigit() and int(length) > limit:
+        length = ascii_whole_number(request.META.get("CONTENT_LENGTH") or "")
+        if limit is not None and length is not None and length > limit:
             return error_response(
                 "payload_too_large", f"The request body is larger than {limit} bytes.", 413
             )

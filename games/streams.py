@@ -19,13 +19,13 @@ from typing import Any
 
 from django.conf import settings
 from django.core.handlers.asgi import ASGIRequest
-from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.views.decorators.csrf import csrf_exempt
 from rest_framework import exceptions
 
 from games import live, presence, selectors
 from games.api_classes import TokenAuthentication
+from games.api_errors import DATABASE_UNAVAILABLE
 from games.api_support import ascii_whole_number, error_response
 from games.errors import BadInput, ServiceError
 from games.models import MatchStatus
@@ -103,7 +103,7 @@ async def _messages(match_id: str, seat: int, after: int) -> AsyncIterator[str]:
         while time.monotonic() < ends_at:
             try:
                 events = await watch.events_after(last, poll=poll)
-            except (OperationalError, InterfaceError) as exc:
+            except DATABASE_UNAVAILABLE as exc:
                 # The database is away: keep the stream (a reconnecting EventSource would
                 # get a 503 and give up), and read again after a keep-alive interval.
                 log.warning("stream of match %s: database unavailable (%s)", match_id, exc)

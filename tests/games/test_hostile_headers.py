@@ -50,7 +50,7 @@ def test_a_token_that_is_not_ascii_text_is_a_401_not_a_crash(method, path, autho
 
 
 SEQS = ["\u00b2", "\u0663", "\uff11", "1\u00b2", "-1", "+1", " 1", "1 ", "1.0", "0x1", "1e3",
-        "1" * 13, "\x00", "１２"]  # fmt: skip
+        "1" * 13, "１２"]  # fmt: skip
 
 
 @pytest.mark.django_db
