@@ -105,6 +105,10 @@ def test_with_postgresql_down_every_request_is_a_quick_503_json_and_the_process_
     health, elapsed = send(server, "GET", "/healthz", None, {})
     assert (health.status_code, health.json()["database"]) == (503, "unreachable")
     assert elapsed < 1.0 and "Retry-After" in health.headers
+    # Outside /api/ (here the admin, reading a session) the 503 is plain text.
+    admin, elapsed = send(server, "GET", "/admin/", None, {"Cookie": "sessionid=" + "a" * 32})
+    assert (admin.status_code, admin.headers["Content-Type"]) == (503, "text/plain; charset=utf-8")
+    assert elapsed < 1.0 and "Retry-After" in admin.headers
     # What needs no database still answers: an unknown path, the web client's page.
     assert send(server, "GET", "/api/v1/nope", None, {})[0].json()["code"] == "not_found"
     assert send(server, "GET", "/play/", None, {})[0].status_code == 200

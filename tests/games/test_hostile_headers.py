@@ -149,3 +149,39 @@ def test_through_a_real_uvicorn_hostile_headers_get_json_4xx(servers):
             assert response.headers["Allow"] == "GET"
     # (Django logs the refused Host with its traceback, as a security event: no 500.)
     assert "Internal Server Error" not in server.log(), server.log()[-3000:]
+
+
+HEADERS = ["Authorization", "Idempotency-Key", "Last-Event-ID", "X-Forwarded-For", "Host",
+           "Content-Type", "Accept", "Cookie", "User-Agent", "Accept-Language", "Origin",
+           "Referer", "X-CSRFToken", "X-HTTP-Method-Override"]  # fmt: skip
+VALUES = [b"\xff\xfe", b"Token \xc3\xa9\xb2", b"%00'\"<>;", b"a" * 4000]
+
+
+@pytest.mark.slow
+@pytest.mark.django_db(transaction=True)
+def test_through_a_real_uvicorn_no_header_value_makes_a_5xx_or_a_non_json_error(servers):
+    """Every listed header, with bytes that are not UTF-8 or ASCII text, quoting, a long
+    value, sent alone (so the token still signs the request in when it is not the header
+    under attack) to a signed-in read, an action and the stream."""
+    server = servers()
+    alice = Player(server)
+    match_id = alice.call("POST", "matches", {"seats": OPEN}, status=201)["id"]
+    requests_ = [
+        ("GET", f"/api/v1/matches/{match_id}", None),
+        ("POST", f"/api/v1/matches/{match_id}/actions", b'{"type": "pass"}'),
+        ("GET", f"/api/v1/matches/{match_id}/stream", None),
+        ("POST", "/api/v1/auth/token", b'{"username": "x", "password": "y"}'),
+    ]
+    for header in HEADERS:
+        for value in VALUES:
+            for method, path, body in requests_:
+                headers = {**alice.headers, "Content-Type": "application/json", header: value}
+                response = requests.request(method, server.url + path, data=body,
+                                            headers=headers, timeout=10, stream=True)  # fmt: skip
+                what = (header, value, method, path, response.status_code)
+                assert response.status_code < 500, what
+                if response.status_code >= 400:
+                    assert response.headers["Content-Type"] == "application/json", what
+                    assert {"code", "detail"} <= set(response.json()), what
+                response.close()
+    assert "Internal Server Error" not in server.log(), server.log()[-3000:]
