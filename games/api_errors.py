@@ -29,13 +29,22 @@ def is_api(request: HttpRequest) -> bool:
     return path == "/api" or path.startswith("/api/")
 
 
-# The database can't be reached, or the connection broke: not a bug, an outage.
-# (psycopg's errors reach here wrapped in Django's own classes.)
-DATABASE_UNAVAILABLE = (OperationalError, InterfaceError)
+# SQLSTATEs of a server that is going away or full: connection exceptions (class 08),
+# admin or crash shutdown, starting up or shutting down, too many connections.
+_OUTAGE_SQLSTATES = ("08", "57P01", "57P02", "57P03", "53300")
 
 
 def is_database_unavailable(exc: BaseException | None) -> bool:
-    return isinstance(exc, DATABASE_UNAVAILABLE)
+    """The database can't be reached, or the connection broke: an outage, not a bug.
+    psycopg's errors come wrapped in Django's classes: one without a SQLSTATE is the
+    client's own (connection refused, timed out, closed); a deadlock, a serialization
+    failure or a cancelled statement is an OperationalError too, but not an outage."""
+    if isinstance(exc, InterfaceError):
+        return True
+    if not isinstance(exc, OperationalError):
+        return False
+    sqlstate = getattr(exc.__cause__, "sqlstate", None)
+    return sqlstate is None or sqlstate.startswith(_OUTAGE_SQLSTATES)
 
 
 def service_unavailable(request: HttpRequest, exc: BaseException) -> HttpResponse:

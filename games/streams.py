@@ -25,7 +25,7 @@ from rest_framework import exceptions
 
 from games import live, presence, selectors
 from games.api_classes import TokenAuthentication
-from games.api_errors import DATABASE_UNAVAILABLE
+from games.api_errors import is_database_unavailable
 from games.api_support import ascii_whole_number, error_response
 from games.errors import BadInput, ServiceError
 from games.models import MatchStatus
@@ -103,7 +103,9 @@ async def _messages(match_id: str, seat: int, after: int) -> AsyncIterator[str]:
         while time.monotonic() < ends_at:
             try:
                 events = await watch.events_after(last, poll=poll)
-            except DATABASE_UNAVAILABLE as exc:
+            except Exception as exc:
+                if not is_database_unavailable(exc):
+                    raise
                 # The database is away: keep the stream (a reconnecting EventSource would
                 # get a 503 and give up), and read again after a keep-alive interval.
                 log.warning("stream of match %s: database unavailable (%s)", match_id, exc)

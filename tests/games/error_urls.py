@@ -2,6 +2,7 @@
 that fail on purpose (an unexpected exception; a view that is not CSRF-exempt) under
 /api/, so the error answers can be checked for any view, not just today's."""
 
+from django.db import connection, transaction
 from django.http import HttpRequest, HttpResponse
 from django.urls import path
 from rest_framework.permissions import AllowAny
@@ -32,6 +33,22 @@ def failing_view(request: HttpRequest) -> HttpResponse:
     raise Boom("a bug in a plain view")
 
 
+def slow_query(request: HttpRequest) -> HttpResponse:
+    """A statement PostgreSQL cancels (statement_timeout): an OperationalError that is a
+    bug to look into, not an outage."""
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("SET LOCAL statement_timeout = 1")
+        cursor.execute("SELECT pg_sleep(1)")
+    return HttpResponse("not reached")
+
+
+def connection_killed(request: HttpRequest) -> HttpResponse:
+    """The server ends this connection (as a PostgreSQL restart does): an outage."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_terminate_backend(pg_backend_pid())")
+    return HttpResponse("not reached")
+
+
 def cookie_form(request: HttpRequest) -> HttpResponse:
     return HttpResponse("ok")  # not CSRF-exempt: a POST without the token is refused
 
@@ -41,5 +58,7 @@ urlpatterns = [
     path("api/v1/test-failing-drf", FailingApi.as_view()),
     path("api/v1/test-failing-plain", failing_view),
     path("api/v1/test-cookie-form", cookie_form),
+    path("api/v1/test-slow-query", slow_query),
+    path("api/v1/test-connection-killed", connection_killed),
     path("test-failing-page", failing_view),
 ]

@@ -5,6 +5,7 @@ the async stream. Outside /api/ (the admin, /play/) Django's pages stay."""
 import logging
 
 import pytest
+from django.db import close_old_connections
 from django.test import Client
 
 from tests.games.error_urls import Boom
@@ -131,3 +132,20 @@ def test_the_openapi_document_and_its_docs_page_answer_errors_in_json(
     assert response.status_code == status
     assert response["Content-Type"] == "application/json"
     assert set(response.json()) == {"code", "detail"}
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.urls("tests.games.error_urls")
+def test_a_connection_the_database_ends_is_a_503_and_a_cancelled_statement_a_logged_500(caplog):
+    """Only an outage is a 503: a statement PostgreSQL cancels is an OperationalError
+    too, but one to look into, so it is a 500 with its traceback logged."""
+    client = Client(raise_request_exception=False)
+    response = client.get("/api/v1/test-connection-killed")
+    assert_json_error(response, 503, "service_unavailable")
+    assert response["Retry-After"] == "5"
+    # What Django does after each request (the test client leaves it out): the broken
+    # connection is closed, and the next request opens a new one.
+    close_old_connections()
+    with caplog.at_level(logging.ERROR, logger="django.request"):
+        assert_json_error(client.get("/api/v1/test-slow-query"), 500, "server_error")
+    assert any(r.exc_info for r in caplog.records if r.name == "django.request")
