@@ -16,7 +16,7 @@ CODES = {
     414: "uri_too_long",
     417: "expectation_failed",
     431: "headers_too_large",
-    500: "error",
+    500: "server_error",
     501: "not_implemented",
 }
 

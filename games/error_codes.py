@@ -34,7 +34,12 @@ CATALOGUE: dict[str, ErrorCode] = {
     "not_found": C((404,), "No such match or hint, or no seat for you at it (the same answer for both)."),  # noqa: E501
     "throttled": C((429,), "Too many requests; `retry_after` (and the Retry-After header) says when to try again."),  # noqa: E501
     "stream_needs_asgi": C((503,), "A live stream was asked of a WSGI process; streams are served by the ASGI server."),  # noqa: E501
-    "error": C((500,), "The service failed: an exception nothing else answered (a bug to report)."),  # noqa: E501
+    "error": C((500,), "A DRF exception the error handler has no code for (none is raised today)."),  # noqa: E501
+    "server_error": C((500,), "The service failed: an exception nothing else answered (logged)."),
+    "service_unavailable": C((503,), "The database cannot be reached; retry after Retry-After seconds."),  # noqa: E501
+    "bad_request": C((400,), "The request is malformed in a way Django refuses (e.g. too many fields)."),  # noqa: E501
+    "bad_host": C((400,), "The Host header names a host this service does not answer for."),
+    "csrf_failed": C((403,), "A browser session's request failed the CSRF check."),
     # gunicorn's own refusals, before the service's code runs (euchre_service/gunicorn_errors.py)
     "malformed_request": C((400,), "The request is not HTTP that the server can parse."),
     "uri_too_long": C((414,), "The request line is longer than the server takes (4094 bytes)."),
@@ -45,6 +50,7 @@ CATALOGUE: dict[str, ErrorCode] = {
     "not_authenticated": C((401,), "No token was sent."),
     "authentication_failed": C((401,), "The token, or the username and password, are wrong."),
     "permission_denied": C((403,), "The token is good but may not do this (or a proxy line the server refuses)."),  # noqa: E501
+    "username_taken": C((409,), "That username, or one that differs only in case or form, is taken."),  # noqa: E501
     # ------------------------------------------------ matches
     "invalid_seats": C((400,), "A match has four seats, exactly one of them yours (kind 'me')."),
     "invalid_level": C((400,), "Unknown computer player level."),

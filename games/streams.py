@@ -10,7 +10,9 @@ when the caller leaves their seat, and after STREAM_MAX_SECONDS (the client
 reconnects with Last-Event-ID, and is authenticated again).
 """
 
+import asyncio
 import json
+import logging
 import re
 import time
 from collections.abc import AsyncIterator
@@ -19,20 +21,25 @@ from typing import Any
 from django.conf import settings
 from django.core.handlers.asgi import ASGIRequest
 from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
-from knox.auth import TokenAuthentication
+from django.views.decorators.csrf import csrf_exempt
 from rest_framework import exceptions
 
 from games import live, presence, selectors
+from games.api_classes import TokenAuthentication
+from games.api_errors import is_database_unavailable
 from games.api_support import error_response
 from games.error_codes import error_statuses
 from games.errors import BadInput, ServiceError
 from games.models import MatchStatus
+
+log = logging.getLogger(__name__)
 
 
 class Unauthenticated(ServiceError):
     status = 401
 
 
+@csrf_exempt  # a token in a header, never a cookie: nothing for a forged request to ride on
 async def match_stream(request: HttpRequest, match_id: str) -> HttpResponse:
     if request.method != "GET":
         response = _error(
@@ -105,7 +112,19 @@ async def _messages(match_id: str, seat: int, after: int) -> AsyncIterator[str]:
         yield "retry: 2000\n\n"
         last, poll = after, False
         while time.monotonic() < ends_at:
-            for event in await watch.events_after(last, poll=poll):
+            try:
+                events = await watch.events_after(last, poll=poll)
+            except Exception as exc:
+                if not is_database_unavailable(exc):
+                    raise
+                # The database is away: keep the stream (a reconnecting EventSource would
+                # get a 503 and give up), and read again after a keep-alive interval.
+                log.warning("stream of match %s: database unavailable (%s)", match_id, exc)
+                await asyncio.sleep(max(0.0, min(keepalive, ends_at - time.monotonic())))
+                yield ": keep-alive\n\n"
+                poll = True
+                continue
+            for event in events:
                 item = selectors.event_for_seat(event, seat, watch.finished)
                 yield f"id: {event.seq}\nevent: match_event\ndata: {json.dumps(item)}\n\n"
                 last = event.seq
@@ -131,7 +150,8 @@ _STATUS_TEXT = {
     401: "No or bad token",
     404: "No such match, or no seat for you at it",
     405: "Any method but GET",
-    503: "Asked of a WSGI process (stream_needs_asgi)",
+    503: "Asked of a WSGI process (stream_needs_asgi), or the database is unreachable "
+    "(service_unavailable, with Retry-After)",
 }
 
 
