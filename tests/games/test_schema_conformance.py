@@ -62,14 +62,14 @@ def test_the_api_keeps_to_its_schema(case, signed_in_with_a_match):
             checks.status_code_conformance,
             checks.content_type_conformance,
             checks.response_schema_conformance,
-        ],
-        excluded_checks=[
             checks.negative_data_rejection,
-            checks.positive_data_acceptance,
             checks.missing_required_header,
             checks.unsupported_method,
-            checks.ignored_auth,
         ],
+        # Schema-valid data can break rules the schema cannot state (a password's strength,
+        # one seat of kind 'me'): the live suite (tests/hostile) runs this check with the
+        # statuses those operations answer; ignored_auth needs a server of its own.
+        excluded_checks=[checks.positive_data_acceptance, checks.ignored_auth],
     )
 
 
