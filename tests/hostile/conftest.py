@@ -15,6 +15,7 @@ from urllib.parse import urlsplit
 import pytest
 import requests
 from django.conf import settings
+from django.core.management import call_command
 
 from benchmarks._server import Stack
 from tests.bots.worker_support import ARTIFACTS, QUEUE, test_database_url
@@ -60,6 +61,11 @@ def stack(django_db_setup, django_db_blocker):
         yield live
     finally:
         live.stop()
+        # The tests talk to the service only over HTTP, so they hold no database mark; what
+        # they made is flushed here once the servers are gone (flushing after each test, as
+        # transactional tests do, deadlocks with a worker in the middle of a computer turn).
+        with django_db_blocker.unblock():
+            call_command("flush", interactive=False, verbosity=0)
 
 
 class Guest:

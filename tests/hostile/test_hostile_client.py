@@ -29,7 +29,7 @@ import pytest
 from tests.hostile.answers import answer_problem
 from tests.hostile.conftest import COMPUTERS, OPEN, Guest
 
-pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
+pytestmark = pytest.mark.slow  # no database mark: see the stack fixture (conftest.py)
 
 ROOT = Path(__file__).resolve().parents[2]
 SECONDS = float(os.environ.get("HOSTILE_FUZZ_SECONDS", "120"))
