@@ -8,35 +8,27 @@ wrote itself is never believed.
 
 Counters live in Django's cache (Redis in production, shared by every process).
 When the cache is unreachable, a throttle must not turn a person's request into a
-500: the counters move to this process's memory until the cache answers again
-(tried again every CACHE_RETRY_SECONDS), with one warning when it goes and one
-when it comes back.
+500: through games.shared_cache the counters move to this process's memory until
+the cache answers again.
 """
 
 import hashlib
 import ipaddress
 import logging
-import threading
 import time
 import unicodedata
-from collections.abc import Callable
 from functools import lru_cache
-from typing import Any, TypeVar
+from typing import Any
 
 from django.conf import settings
-from django.core.cache import BaseCache, caches
-from django.core.cache.backends.locmem import LocMemCache
-from redis.exceptions import RedisError
+from django.core.cache import BaseCache
 from rest_framework.exceptions import Throttled
 from rest_framework.settings import api_settings
 from rest_framework.throttling import ScopedRateThrottle
 
-log = logging.getLogger(__name__)
-T = TypeVar("T")
+from games import shared_cache
 
-# What an unreachable or broken cache server raises (redis-py wraps socket errors;
-# OSError covers a backend that does not).
-CACHE_ERRORS: tuple[type[BaseException], ...] = (RedisError, OSError)
+log = logging.getLogger(__name__)
 
 
 # ---------------------------------------------------------------- the client's address
@@ -83,60 +75,6 @@ def client_address(request: Any) -> str:
     return forwarded[-min(hops, len(forwarded))]
 
 
-# ---------------------------------------------------------------- a cache that may be down
-
-
-class _FailOpenCache:
-    """Runs a function on the shared cache, or on this process's own cache while the
-    shared one is unreachable."""
-
-    def __init__(self) -> None:
-        self.local = LocMemCache("throttles-while-the-cache-is-down", {"MAX_ENTRIES": 100_000})
-        self.down_until = 0.0  # time.monotonic(): use the local cache until then
-        self.down = False
-        self.lock = threading.Lock()
-
-    def run(self, use: Callable[[BaseCache], T]) -> T:
-        if self.down and time.monotonic() < self.down_until:
-            return use(self.local)
-        try:
-            result = use(caches["default"])
-        except CACHE_ERRORS as exc:
-            self._went_down(exc)
-            return use(self.local)
-        if self.down:
-            self._came_back()
-        return result
-
-    def _went_down(self, exc: BaseException) -> None:
-        with self.lock:
-            first = not self.down
-            self.down = True
-            self.down_until = time.monotonic() + settings.CACHE_RETRY_SECONDS
-        if first:  # one warning per outage, not one per request
-            log.warning(
-                "the cache is unreachable (%s: %s): throttles count in each process's "
-                "memory until it answers again",
-                type(exc).__name__,
-                exc,
-            )
-
-    def reset(self) -> None:
-        """Forget the outage and the local counts (tests start each one clean)."""
-        with self.lock:
-            self.down, self.down_until = False, 0.0
-        self.local.clear()
-
-    def _came_back(self) -> None:
-        with self.lock:
-            was_down, self.down = self.down, False
-        if was_down:
-            log.warning("the cache answers again: throttles count in it again")
-
-
-fail_open_cache = _FailOpenCache()
-
-
 # ---------------------------------------------------------------- throttles
 
 
@@ -153,7 +91,7 @@ class ServiceThrottle(ScopedRateThrottle):
         return client_address(request)
 
     def allow_request(self, request: Any, view: Any) -> bool:
-        return fail_open_cache.run(lambda cache: self._allow_with(cache, request, view))
+        return shared_cache.run(lambda cache: self._allow_with(cache, request, view))
 
     def _allow_with(self, cache: BaseCache, request: Any, view: Any) -> bool:
         self.cache = cache
@@ -198,7 +136,7 @@ class FailureLimit:
         if self.limit is None:
             return None
         now = time.time()
-        recent = fail_open_cache.run(lambda cache: self._recent(cache, ident, now))
+        recent = shared_cache.run(lambda cache: self._recent(cache, ident, now))
         if len(recent) < self.limit:
             return None
         return max(1.0, min(recent) + self.window - now)
@@ -218,4 +156,4 @@ class FailureLimit:
             recent = [*self._recent(cache, ident, now), now][-self.limit :]
             cache.set(self._key(ident), recent, self.window)
 
-        fail_open_cache.run(add)
+        shared_cache.run(add)

@@ -32,10 +32,10 @@ def _fresh_throttle_counters():
     """Throttle counters live in the shared cache (Redis in the test run): start each test clean."""
     from django.core.cache import cache
 
-    from games.throttling import fail_open_cache
+    from games import shared_cache
 
     cache.clear()
-    fail_open_cache.reset()
+    shared_cache.reset()
     yield
 
 
