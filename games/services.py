@@ -9,6 +9,8 @@ the same path: action_submit.
 from dataclasses import dataclass
 from typing import Any
 
+from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
 from django.utils import timezone
@@ -72,6 +74,7 @@ def match_create(
         raise from_rule_error(exc) from exc
 
     with transaction.atomic():
+        _room_for_another_match(user)
         match = Match.objects.create(
             created_by=user,
             options=rules.to_dict(),
@@ -135,10 +138,29 @@ def match_join(*, match_id: Any, user: AbstractBaseUser, seat_index: int | None 
         seat = open_seats.order_by("index").first()
         if seat is None:
             raise Conflict("seat_taken", "That seat is not open.")
+        _room_for_another_match(user)
         seat.kind, seat.user = SeatKind.HUMAN, user
         seat.save(update_fields=["kind", "user"])
         _commit_events(match, eventlog.load(match), [_seat_taken(seat)])
     return match
+
+
+def _room_for_another_match(user: AbstractBaseUser) -> None:
+    """Refuses a seat at one more match to a person who already sits at
+    MAX_ACTIVE_MATCHES_PER_USER matches waiting or being played (each one can keep a
+    worker busy with computer turns). Locks the user's row first, so that two requests
+    of theirs at once cannot both take the last place."""
+    get_user_model().objects.select_for_update().filter(pk=user.pk).first()
+    limit = settings.MAX_ACTIVE_MATCHES_PER_USER
+    active = Seat.objects.filter(
+        user=user, match__status__in=[MatchStatus.WAITING, MatchStatus.ACTIVE]
+    ).count()
+    if active >= limit:
+        raise Conflict(
+            "too_many_active_matches",
+            f"You already sit at {active} matches that are waiting or being played "
+            f"(at most {limit}): finish or leave one first.",
+        )
 
 
 def match_leave(*, match_id: Any, user: AbstractBaseUser, level: str = "") -> Match:
