@@ -6,6 +6,8 @@ the next computer player's turn. People's and computer players' actions take
 the same path: action_submit.
 """
 
+import hashlib
+import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,7 +20,7 @@ from django.utils import timezone
 from bots.players import DEFAULT_LEVEL, PLAYERS
 from games import engine as E
 from games import eventlog, fairness, live, projections, timers
-from games.errors import BadInput, Conflict, NotFound, from_rule_error
+from games.errors import BadInput, Conflict, NotFound, Unprocessable, from_rule_error
 from games.eventlog import NewEvent
 from games.models import IdempotentResponse, Match, MatchStatus, Seat, SeatKind
 from games.selectors import is_match_id, player_view_get
@@ -247,12 +249,14 @@ def action_submit(
     with transaction.atomic():
         match = _locked_match(match_id)
         if idempotency_key is not None:
+            fingerprint = request_fingerprint("match_action", match.pk, action, expected_seq)
             stored = IdempotentResponse.objects.filter(user=user, key=idempotency_key).first()
             if stored is not None:
-                if stored.match_id != match.pk:
-                    raise Conflict(
-                        "idempotency_key_reused",
-                        "This Idempotency-Key was already used for another match.",
+                if stored.match_id != match.pk or stored.request_hash not in ("", fingerprint):
+                    raise Unprocessable(
+                        "idempotency_key_mismatch",
+                        "This Idempotency-Key was already used for a different request: "
+                        "use a new key for a new request.",
                     )
                 return ActionResponse(stored.status_code, stored.body)
         if match.status == MatchStatus.FINISHED:
@@ -281,11 +285,23 @@ def action_submit(
             try:
                 with transaction.atomic():
                     IdempotentResponse.objects.create(
-                        user=user, key=idempotency_key, match=match, status_code=200, body=body
+                        user=user,
+                        key=idempotency_key,
+                        match=match,
+                        request_hash=fingerprint,
+                        status_code=200,
+                        body=body,
                     )
             except IntegrityError as exc:  # pragma: no cover - the match lock makes this rare
                 raise Conflict("idempotency_key_reused", "Retry with the same key.") from exc
     return ActionResponse(200, body)
+
+
+def request_fingerprint(endpoint: str, match_id: Any, *parts: Any) -> str:
+    """sha256 of a request as the service understood it (its endpoint, match and input,
+    as canonical JSON), stored beside an idempotent response."""
+    text = json.dumps([endpoint, str(match_id), *parts], sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def _locked_match(match_id: Any) -> Match:
