@@ -330,3 +330,31 @@ def test_signing_in_on_a_51st_device_retires_the_oldest_token_instead_of_a_403()
     assert all(works(token) for token in devices[1:3] + devices[-2:])
     again = sign_in("dana", PASSWORD)
     assert again.status_code == 200 and not works(devices[1])
+
+
+def test_every_throttled_view_uses_the_one_fail_open_throttle_base():
+    """So that every throttled endpoint keys on the real address and survives the cache
+    going down (games.throttling.ServiceThrottle)."""
+    from django.urls import get_resolver
+    from rest_framework.settings import api_settings
+
+    from games.throttling import ServiceThrottle
+
+    assert api_settings.DEFAULT_THROTTLE_CLASSES == []
+    throttled = {}
+    for pattern in get_resolver().url_patterns:
+        view = getattr(pattern.callback, "view_class", None)
+        if view is not None and getattr(view, "throttle_classes", None):
+            throttled[str(pattern.pattern)] = view.throttle_classes
+    assert {
+        "api/v1/auth/register",
+        "api/v1/auth/token",
+        "api/v1/auth/guest",
+        "api/v1/matches",
+        "api/v1/matches/<str:match_id>/join",
+        "api/v1/matches/<str:match_id>/leave",
+        "api/v1/matches/<str:match_id>/actions",
+        "api/v1/matches/<str:match_id>/hints",
+    } <= set(throttled)
+    for path, classes in throttled.items():
+        assert all(issubclass(c, ServiceThrottle) for c in classes), path
