@@ -45,10 +45,18 @@ class RedisServer:
     def stop(self) -> None:
         """Kills the server (as a crash would) and waits until its port refuses."""
         if self.proc is not None and self.proc.poll() is None:
-            os.killpg(self.proc.pid, signal.SIGKILL)
+            os.killpg(self.proc.pid, signal.SIGKILL)  # a stopped process dies too
             self.proc.wait(10)
         with socket.socket() as s:
             assert s.connect_ex(("127.0.0.1", self.port)) != 0, "the port still answers"
+
+    def pause(self) -> None:
+        """Freezes the server (SIGSTOP): connections open, nothing answers, as when it
+        hangs or the network drops packets."""
+        os.killpg(self.proc.pid, signal.SIGSTOP)
+
+    def resume(self) -> None:
+        os.killpg(self.proc.pid, signal.SIGCONT)
 
     def client(self) -> redis.Redis:
         return redis.Redis(port=self.port, socket_connect_timeout=1, socket_timeout=1)

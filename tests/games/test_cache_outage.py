@@ -164,3 +164,25 @@ def _move_once(players: list[Player], match_id: str) -> int:
                 return after["seq"]
         time.sleep(0.05)
     raise AssertionError("nobody could move")
+
+
+@pytest.mark.django_db
+def test_a_hung_cache_costs_a_request_at_most_its_socket_timeout(cache_server, player, caplog):
+    """Redis frozen (it accepts connections and never answers): the first request waits
+    out the one-second socket timeout, the next ones do not wait at all until it is
+    tried again."""
+    _alice, client = player
+    match_id = create_match(client)["id"]
+    cache_server.pause()
+    try:
+        took = []
+        for _ in range(3):
+            started = time.monotonic()
+            legal = view(client, match_id)["view"]["legal_actions"]
+            took.append(time.monotonic() - started)
+        assert took[0] < 2.5
+        assert max(took[1:]) < 0.5, took
+        assert act(client, match_id, legal[0]).status_code == 200
+    finally:
+        cache_server.resume()
+    assert "unreachable (TimeoutError" in outage_warnings(caplog)[0]
