@@ -38,8 +38,9 @@ class RedisServer:
                     return self
             except redis.ConnectionError:
                 pass
-            assert self.proc.poll() is None, f"redis-server exited ({self.proc.returncode})"
-            assert time.monotonic() < deadline, "redis-server did not answer"
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                self.stop()
+                raise AssertionError(f"redis-server did not answer ({self.proc.returncode})")
             time.sleep(0.05)
 
     def stop(self) -> None:

@@ -21,19 +21,22 @@ PASSWORD = "correct horse battery"
 @pytest.fixture
 def cache_server(settings, tmp_path):
     """The service's cache on a Redis server of the test's own."""
-    server = RedisServer(tmp_path).start()
-    settings.CACHES = {
-        "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
-            "LOCATION": server.url,
-            "OPTIONS": settings.CACHE_OPTIONS,
+    server = RedisServer(tmp_path)
+    try:
+        server.start()
+        settings.CACHES = {
+            "default": {
+                "BACKEND": "django.core.cache.backends.redis.RedisCache",
+                "LOCATION": server.url,
+                "OPTIONS": settings.CACHE_OPTIONS,
+            }
         }
-    }
-    settings.CACHE_RETRY_SECONDS = 0.5
-    rates = {**settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"], "auth": "5/min"}
-    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": rates}
-    yield server
-    server.stop()
+        settings.CACHE_RETRY_SECONDS = 0.5
+        rates = {**settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"], "auth": "5/min"}
+        settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": rates}
+        yield server
+    finally:
+        server.stop()
 
 
 def sign_in(address: str, password: str = PASSWORD):
@@ -117,11 +120,12 @@ def test_throttles_count_in_the_process_while_the_cache_is_down_and_in_redis_onc
 def test_a_real_server_plays_and_streams_while_redis_is_down_and_after(servers, tmp_path):
     """A uvicorn process whose cache and pub/sub are a Redis server that dies and comes
     back: actions, views, sign-ins and live streams keep answering throughout."""
-    redis_server = RedisServer(tmp_path).start()
-    server = servers(
-        REDIS_URL=redis_server.url, STREAM_KEEPALIVE_SECONDS="0.5", CACHE_RETRY_SECONDS="0.5"
-    )
+    redis_server = RedisServer(tmp_path)
     try:
+        redis_server.start()
+        server = servers(
+            REDIS_URL=redis_server.url, STREAM_KEEPALIVE_SECONDS="0.5", CACHE_RETRY_SECONDS="0.5"
+        )
         alice, bob = Player(server), Player(server)
         seats = [{"kind": "me"}, {"kind": "open"}] + [{"kind": "computer"}] * 2
         match_id = alice.call("POST", "matches", {"seats": seats}, status=201)["id"]
