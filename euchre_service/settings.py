@@ -123,12 +123,30 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # Redis serves the throttles' shared counters and (later) the live streams when
 # several API processes run side by side; without it, one process's memory.
 REDIS_URL = os.environ.get("REDIS_URL", "")
+# A cache server that is down or hung must cost a request at most this long (seconds);
+# the throttles then count in the process's memory (games/throttling.py) and try the
+# cache again after CACHE_RETRY_SECONDS.
+CACHE_OPTIONS = {"socket_connect_timeout": 1, "socket_timeout": 1}
+CACHE_RETRY_SECONDS = float(os.environ.get("CACHE_RETRY_SECONDS", "5"))
 if REDIS_URL:
     CACHES = {
-        "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+            "OPTIONS": CACHE_OPTIONS,
+        }
     }
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+
+# The client's address, for the throttles: REMOTE_ADDR, unless the peer is a proxy we
+# trust. TRUSTED_PROXY_COUNT is how many proxies stand in front of the service, each
+# appending the address it saw to X-Forwarded-For (0: none, believe no header; 1: the
+# compose nginx); the nearest must connect from an address in FORWARDED_ALLOW_IPS
+# (comma-separated addresses or networks, or "*"), the variable gunicorn and uvicorn
+# read for the same purpose. See docs/operations.md, "The client's address".
+TRUSTED_PROXY_COUNT = int(os.environ.get("TRUSTED_PROXY_COUNT", "0") or 0)
+FORWARDED_ALLOW_IPS = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1")
 
 # Live streams (GET .../stream): a comment this often keeps idle connections open
 # through proxies, and each one also polls the log for anything a message missed.
@@ -171,11 +189,25 @@ REST_FRAMEWORK = {
     "DEFAULT_PARSER_CLASSES": ["games.api_classes.JSONParser"],
     "EXCEPTION_HANDLER": "games.api_support.exception_handler",
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    # Rates are "<count>/<s|min|hour|day>"; throttles are in games/throttling.py.
     "DEFAULT_THROTTLE_RATES": {
+        # sign-up and sign-in attempts, per client address
         "auth": os.environ.get("THROTTLE_AUTH", "20/min"),
+        # wrong passwords per username, from any number of addresses
+        "signin_failures": os.environ.get("THROTTLE_SIGNIN_FAILURES", "10/hour"),
+        # guest accounts made, per client address
+        "guests": os.environ.get("THROTTLE_GUESTS", "30/hour"),
+        # failed admin logins, per client address and per username
+        "admin_login": os.environ.get("THROTTLE_ADMIN_LOGIN", "10/hour"),
+        # bids, plays and hint requests, per user
         "actions": os.environ.get("THROTTLE_ACTIONS", "600/min"),
+        # creating, joining and leaving matches, per user
+        "matches": os.environ.get("THROTTLE_MATCHES", "30/min"),
     },
+    "NUM_PROXIES": TRUSTED_PROXY_COUNT,
 }
+# Matches waiting or being played that one person may sit at, at once.
+MAX_ACTIVE_MATCHES_PER_USER = int(os.environ.get("MAX_ACTIVE_MATCHES_PER_USER", "20"))
 
 SPECTACULAR_SETTINGS = {
     "TITLE": "Euchre game service",
@@ -193,7 +225,9 @@ SPECTACULAR_SETTINGS = {
     ],
 }
 
-# One revocable token per device sign-in, kept alive while it is used.
+# One revocable token per device sign-in, kept alive while it is used. A user has at
+# most TOKEN_LIMIT_PER_USER: signing in on one more device retires the oldest token
+# (games.accounts.device_token_create) rather than refusing the new device.
 REST_KNOX = {
     "TOKEN_TTL": timedelta(days=int(os.environ.get("TOKEN_TTL_DAYS", "30"))),
     "AUTO_REFRESH": True,

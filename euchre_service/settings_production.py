@@ -76,6 +76,7 @@ CACHES = {
         "BACKEND": "django.core.cache.backends.redis.RedisCache",
         "LOCATION": REDIS_URL,
         "KEY_PREFIX": os.environ.get("CACHE_KEY_PREFIX", "euchre"),
+        "OPTIONS": CACHE_OPTIONS,  # noqa: F405
     }
 }
 

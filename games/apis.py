@@ -1,8 +1,9 @@
 """The REST API: one view per operation, each authenticate, validate, call, answer."""
 
+import re
 from typing import Any
 
-from django.contrib.auth import authenticate, get_user_model
+from django.contrib.auth import get_user_model
 from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError as DjangoValidationError
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
@@ -10,12 +11,10 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from knox import views as knox_views
 from knox.views import LoginView as KnoxLoginView
 from rest_framework import serializers
-from rest_framework.exceptions import AuthenticationFailed
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
 from bots.players import DEFAULT_LEVEL, PLAYERS
@@ -27,8 +26,12 @@ from games.api_support import (
     StrictBooleanField,
     StrictSerializer,
 )
-from games.errors import Conflict
+from games.errors import BadInput, Conflict
 from games.models import HintStatus, MatchStatus
+from games.throttling import ServiceThrottle, WritesThrottle
+
+# Visible ASCII, no spaces: a UUID, base64 or hex token all fit.
+IDEMPOTENCY_KEY = re.compile(r"[!-~]{1,128}")
 
 ERRORS = ERROR_RESPONSES
 
@@ -78,7 +81,7 @@ class MatchPageSerializer(serializers.Serializer):
 class RegisterApi(APIView):
     permission_classes = [AllowAny]
     authentication_classes: list = []
-    throttle_classes = [ScopedRateThrottle]
+    throttle_classes = [ServiceThrottle]
     throttle_scope = "auth"
 
     class RegisterInputSerializer(StrictSerializer):
@@ -136,7 +139,7 @@ class TokenApi(KnoxLoginView):
 
     permission_classes = [AllowAny]
     authentication_classes: list = []
-    throttle_classes = [ScopedRateThrottle]
+    throttle_classes = [ServiceThrottle]
     throttle_scope = "auth"
 
     class TokenInputSerializer(StrictSerializer):
@@ -162,11 +165,14 @@ class TokenApi(KnoxLoginView):
     def post(self, request: Request, format: Any = None) -> Response:
         serializer = self.TokenInputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        user = authenticate(request=request, **serializer.validated_data)
-        if user is None:
-            raise AuthenticationFailed("Wrong username or password.")
-        request.user = user
+        request.user = accounts.sign_in(request=request, **serializer.validated_data)
         return super().post(request, format)
+
+    def get_token_limit_per_user(self) -> None:
+        return None  # never knox's undocumented 403: create_token retires the oldest
+
+    def create_token(self) -> tuple[Any, str]:
+        return accounts.device_token_create(self.request.user)
 
 
 # ---------------------------------------------------------------- matches
@@ -201,6 +207,9 @@ class MatchPagination(PageNumberPagination):
 
 
 class MatchListCreateApi(APIView):
+    throttle_classes = [WritesThrottle]  # creating, not listing
+    throttle_scope = "matches"
+
     class MatchListCreateInputSerializer(StrictSerializer):
         seats = SeatInputSerializer(
             many=True,
@@ -272,8 +281,8 @@ class GuestApi(APIView):
 
     permission_classes = [AllowAny]
     authentication_classes: list = []
-    throttle_classes = [ScopedRateThrottle]
-    throttle_scope = "auth"
+    throttle_classes = [ServiceThrottle]
+    throttle_scope = "guests"
 
     @extend_schema(
         request=None,
@@ -326,6 +335,9 @@ class MatchDetailApi(APIView):
 
 
 class MatchJoinApi(APIView):
+    throttle_classes = [ServiceThrottle]
+    throttle_scope = "matches"
+
     class MatchJoinInputSerializer(StrictSerializer):
         seat = serializers.IntegerField(min_value=0, max_value=3, required=False)
 
@@ -347,6 +359,9 @@ class MatchJoinApi(APIView):
 
 
 class MatchLeaveApi(APIView):
+    throttle_classes = [ServiceThrottle]
+    throttle_scope = "matches"
+
     @extend_schema(
         request=None,
         responses={200: MatchViewSerializer, **ERRORS},
@@ -372,7 +387,7 @@ class MatchReturnApi(APIView):
 
 
 class MatchActionApi(APIView):
-    throttle_classes = [ScopedRateThrottle]
+    throttle_classes = [ServiceThrottle]
     throttle_scope = "actions"
 
     class MatchActionInputSerializer(StrictSerializer):
@@ -393,10 +408,17 @@ class MatchActionApi(APIView):
         parameters=[
             OpenApiParameter(
                 "Idempotency-Key",
-                str,
+                {
+                    "type": "string",
+                    "minLength": 1,
+                    "maxLength": 128,
+                    "pattern": "^[!-~]+$",
+                },
                 OpenApiParameter.HEADER,
                 required=False,
-                description="Sending the same key again gives the first response again.",
+                description="Sending the same key again with the same request gives the first "
+                "response again; with a different request, 422 idempotency_key_mismatch. "
+                "1 to 128 visible ASCII characters (else 400 invalid_idempotency_key).",
             )
         ],
         responses={200: MatchViewSerializer, **ERRORS},
@@ -409,8 +431,11 @@ class MatchActionApi(APIView):
         action = dict(serializer.validated_data)
         expected_seq = action.pop("expected_seq", None)
         key = request.headers.get("Idempotency-Key")
-        if key is not None and not 1 <= len(key) <= 128:
-            raise Conflict("invalid_idempotency_key", "An Idempotency-Key has 1 to 128 characters.")
+        if key is not None and not IDEMPOTENCY_KEY.fullmatch(key):
+            raise BadInput(
+                "invalid_idempotency_key",
+                "An Idempotency-Key is 1 to 128 visible ASCII characters (no spaces), e.g. a UUID.",
+            )
         result = services.action_submit(
             match_id=match.pk,
             seat_index=seat,
@@ -489,7 +514,7 @@ class HintSerializer(serializers.Serializer):
 
 
 class HintRequestApi(APIView):
-    throttle_classes = [ScopedRateThrottle]
+    throttle_classes = [ServiceThrottle]
     throttle_scope = "actions"
 
     @extend_schema(

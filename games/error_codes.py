@@ -64,7 +64,9 @@ CATALOGUE: dict[str, ErrorCode] = {
     "match_not_finished": C((409,), "A replay is available once the match is over."),
     "match_not_active": C((409,), "Hints are given while a match is being played."),
     "stale_sequence": C((409,), "The expected_seq sent is not the match's newest event; `seq` is."),
-    "invalid_idempotency_key": C((409,), "An Idempotency-Key has 1 to 128 characters."),
+    "invalid_idempotency_key": C((400,), "An Idempotency-Key is 1 to 128 visible ASCII characters."),  # noqa: E501
+    "idempotency_key_mismatch": C((422,), "This Idempotency-Key was used with another request (body or match)."),  # noqa: E501
+    "too_many_active_matches": C((409,), "You sit at as many waiting or active matches as one person may."),  # noqa: E501
     "idempotency_key_reused": C((409,), "This Idempotency-Key was used for another match."),
     "hints_disabled": C((422,), "Hints are switched off in this match."),
     # ------------------------------------------------ the rules (games/engine), with `seq`

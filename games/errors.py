@@ -36,6 +36,12 @@ class RuleViolation(ServiceError):
     status = 422
 
 
+class Unprocessable(ServiceError):
+    """Well-formed, but cannot be done as asked (e.g. a key reused for another request)."""
+
+    status = 422
+
+
 def from_rule_error(exc: RuleError, **extra: Any) -> ServiceError:
     """The API's error for a rules-engine error: its status comes from the catalogue
     (games/error_codes.py); a code not (yet) there is a rule broken, 422."""

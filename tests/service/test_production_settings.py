@@ -142,6 +142,22 @@ def test_the_cache_is_redis_at_redis_url():
     assert cache["LOCATION"] == "redis://127.0.0.1:6379/3"
 
 
+def test_a_hung_cache_server_costs_a_request_at_most_a_second():
+    cache = settings_of(production_env(), "CACHES")["CACHES"]["default"]
+    assert cache["OPTIONS"]["socket_connect_timeout"] <= 1
+    assert cache["OPTIONS"]["socket_timeout"] <= 1
+
+
+def test_the_client_address_is_remote_addr_unless_a_trusted_proxy_is_configured():
+    unset = production_env(TRUSTED_PROXY_COUNT=None, FORWARDED_ALLOW_IPS=None)
+    found = settings_of(unset, "TRUSTED_PROXY_COUNT", "FORWARDED_ALLOW_IPS")
+    assert found == {"TRUSTED_PROXY_COUNT": 0, "FORWARDED_ALLOW_IPS": "127.0.0.1"}
+    env = production_env(TRUSTED_PROXY_COUNT="1", FORWARDED_ALLOW_IPS="*")
+    found = settings_of(env, "TRUSTED_PROXY_COUNT", "FORWARDED_ALLOW_IPS", "REST_FRAMEWORK")
+    assert found["TRUSTED_PROXY_COUNT"] == found["REST_FRAMEWORK"]["NUM_PROXIES"] == 1
+    assert found["FORWARDED_ALLOW_IPS"] == "*"
+
+
 def test_without_redis_url_the_cache_is_the_brokers_redis():
     # Throttle counters must be shared by every API process: never a per-process cache.
     env = production_env(CELERY_BROKER_URL="redis://127.0.0.1:6379/7")
