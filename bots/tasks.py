@@ -1,6 +1,5 @@
 """Celery tasks: a thin interface over the services. Each is safe to run twice."""
 
-import time
 from datetime import timedelta
 
 from celery import shared_task
@@ -32,10 +31,8 @@ RETRY_ON_DATABASE_ERRORS = {
 def play_computer_turn(match_id: str, expected_seq: int) -> bool:
     """Play one computer move if the match is still at `expected_seq`. Acknowledged only
     once done, and requeued if the worker dies, so a move is never lost; the expected
-    sequence number makes a second delivery a no-op."""
-    delay = settings.COMPUTER_MOVE_DELAY
-    if delay and not settings.CELERY_TASK_ALWAYS_EAGER:
-        time.sleep(delay)
+    sequence number makes a second delivery a no-op. (Its pacing delay, if any, is the
+    countdown it was queued with: games.turns.)"""
     return computer_turn_play(match_id=match_id, expected_seq=expected_seq)
 
 

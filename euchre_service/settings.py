@@ -207,7 +207,8 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": float(os.environ.get("COMPUTER_TURN_SWEEP_EVERY", "15")),
     },
 }
-# Seconds a computer player waits before moving (pacing for people watching).
+# Seconds a computer player waits before moving (pacing for people watching): the turn
+# task's countdown, so a waiting turn holds no worker.
 COMPUTER_MOVE_DELAY = float(os.environ.get("COMPUTER_MOVE_DELAY", "0"))
 # A match waiting this long on a computer player is re-queued by the sweep.
 COMPUTER_TURN_STALE_AFTER = int(os.environ.get("COMPUTER_TURN_STALE_AFTER", "20"))

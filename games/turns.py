@@ -51,8 +51,11 @@ def enqueue_computer_turn(match_id: object, seq: int) -> bool:
     from bots.tasks import play_computer_turn
 
     if not settings.CELERY_TASK_ALWAYS_EAGER:
+        # The pacing delay is a countdown, not a sleep in the worker: a match's turn waits
+        # without holding a worker, so many paced matches do not queue behind each other.
+        delay = settings.COMPUTER_MOVE_DELAY or None
         try:
-            play_computer_turn.apply_async((str(match_id), seq), retry=False)
+            play_computer_turn.apply_async((str(match_id), seq), retry=False, countdown=delay)
         except Exception:
             log.warning("could not queue the computer turn of %s at %s", match_id, seq)
             return False
