@@ -14,8 +14,9 @@ from django.db import connection
 from games import hints, services
 from games.models import Event, Hint, Match
 from games.services import SeatSpec
+from tests.bots import worker_support
 from tests.bots.test_worker import real_broker  # noqa: F401 - a fixture
-from tests.bots.worker_support import QUEUE, Worker, test_database_url, wait_until
+from tests.bots.worker_support import QUEUE, Worker, wait_until
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -187,7 +188,7 @@ def test_a_computer_turn_cut_off_by_a_database_error_is_retried_not_left_for_the
     sweep running (before, the move waited for the sweep, 16 s and more)."""
     settings.COMPUTER_MOVE_DELAY = 1  # west's turn is queued with a 1 s countdown
     worker = Worker(real_broker, COMPUTER_MOVE_DELAY="1").start()
-    locker = psycopg.connect(test_database_url(), autocommit=False)
+    locker = psycopg.connect(worker_support.test_database_url(), autocommit=False)
     try:
         alice = person("alice")
         match = services.match_create(
