@@ -120,3 +120,21 @@ def test_bid_phases_follow_the_engine_through_round_two_and_the_defence():
     bids += [{"seat": 1, "type": "call", "suit": "S", "alone": False}]
     bids += [{"seat": 2, "type": "pass"}, {"seat": 0, "type": "defend_alone"}]
     assert bid_phases(bids) == ["bid1"] * 4 + ["bid2"] * 2 + ["defend"] * 2
+
+
+def test_a_hint_to_defend_alone_says_defend_alone_not_pass():
+    from bots.hints import explain
+
+    state = new_hand(
+        3,
+        {0: "JD AD KD AS AC", 1: "KS JS 9H KC TD", 2: "QD KH QC 9S 9D", 3: "JH QH 9C TS TH"},
+        "AH",
+        defending_alone=True,
+    )
+    state.apply_action(0, E.PASS)
+    state.apply_action(1, E.order_up())  # west orders the dealer (east) up: hearts
+    state.apply_action(3, E.discard(E.parse_card("9C")))
+    assert state.phase == "defend" and state.turn == 0
+    seen = read_view(E.player_view(state, 0))
+    assert explain(seen, {"type": "defend_alone"}).startswith("defend alone: you hold")
+    assert explain(seen, {"type": "pass"}).startswith("pass: ")
