@@ -15,7 +15,7 @@ from games import eventlog
 from games.errors import Conflict
 from games.models import Hint, HintStatus, Match, MatchStatus, SeatKind
 from games.services import action_submit, match_abandon
-from games.turns import computer_seat
+from games.turns import plays_for_computer
 
 log = logging.getLogger(__name__)
 
@@ -24,11 +24,12 @@ FALLBACK_LEVEL = "medium"
 
 
 def hard_budget() -> Budget:
-    return Budget(samples=settings.HARD_SAMPLES, playouts=settings.HARD_PLAYOUTS)
+    # At least one deal and playout: a search of none has nothing to choose by.
+    return Budget(samples=max(1, settings.HARD_SAMPLES), playouts=max(1, settings.HARD_PLAYOUTS))
 
 
 def hint_budget() -> Budget:
-    return Budget(samples=settings.HINT_SAMPLES, playouts=settings.HINT_PLAYOUTS)
+    return Budget(samples=max(1, settings.HINT_SAMPLES), playouts=max(1, settings.HINT_PLAYOUTS))
 
 
 def computer_turn_play(*, match_id: Any, expected_seq: int) -> bool:
@@ -38,14 +39,13 @@ def computer_turn_play(*, match_id: Any, expected_seq: int) -> bool:
     match = Match.objects.filter(pk=match_id).first()
     if match is None or match.seq != expected_seq or match.status != MatchStatus.ACTIVE:
         return False
-    if not match.seats.filter(kind=SeatKind.HUMAN).exists():
+    seats = list(match.seats.all())  # one read for both questions
+    if not any(s.kind == SeatKind.HUMAN for s in seats):
         match_abandon(match_id=match.pk)
         return False
     state = eventlog.load(match).state
-    if state.turn is None:
-        return False
-    seat = computer_seat(match, state.turn)
-    if seat is None:
+    seat = next((s for s in seats if s.index == state.turn), None)
+    if seat is None or not plays_for_computer(seat):
         return False
     view = E.player_view(state, seat.index)
     rng = random.Random(f"{match.pk}:{expected_seq}")

@@ -33,12 +33,6 @@ def plays_for_computer(seat: Seat | None) -> bool:
     )
 
 
-def computer_seat(match: Match, index: int) -> Seat | None:
-    """The seat at `index` if a computer player plays it."""
-    seat = match.seats.filter(index=index).first()
-    return seat if plays_for_computer(seat) else None
-
-
 def schedule_computer_turn(match: Match) -> None:
     """Queue the computer player's turn once the current transaction commits."""
     match_id, seq = match.pk, match.seq
