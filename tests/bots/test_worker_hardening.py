@@ -16,7 +16,7 @@ from games.models import Event, Hint, Match
 from games.services import SeatSpec
 from tests.bots import worker_support
 from tests.bots.test_worker import real_broker  # noqa: F401 - a fixture
-from tests.bots.worker_support import QUEUE, Worker, wait_until
+from tests.bots.worker_support import ARTIFACTS, QUEUE, Worker, wait_until
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -101,6 +101,7 @@ def test_every_level_and_hints_play_matches_to_the_end_through_a_worker(real_bro
     log = worker.log()
     assert "computer player failed" not in log and "illegal action" not in log
     assert "hint failed" not in log
+    (ARTIFACTS / "levels-and-hints-through-worker-seconds.txt").write_text(f"{elapsed:.3f}\n")
     assert elapsed < 90, f"{elapsed:.0f} s"
 
 
@@ -138,6 +139,7 @@ def test_a_user_who_creates_and_leaves_all_hard_matches_leaves_the_worker_idle(
     computer_moves = Event.objects.filter(match=match, seq__gt=seq + 1, seat__in=[1, 2, 3])
     computer_moves = computer_moves.exclude(type="trick_won").count()
     assert worker.log().count("play_computer_turn[") == 2 * computer_moves  # received+done
+    (ARTIFACTS / "moves-beside-abandoned-matches-seconds.txt").write_text(f"{waited:.3f}\n")
     assert waited < 5, f"alice waited {waited:.1f} s for three Medium moves"
 
 
@@ -175,6 +177,7 @@ def test_paced_turns_of_many_matches_wait_side_by_side_not_one_after_another(
         elapsed = time.monotonic() - started
     finally:
         worker.stop()
+    (ARTIFACTS / "paced-moves-seconds.txt").write_text(f"{elapsed:.3f}\n")
     assert 1.4 < elapsed < 4.0, f"{elapsed:.2f} s for four paced moves of 1.5 s"
 
 
@@ -231,4 +234,5 @@ def test_a_computer_turn_cut_off_by_a_database_error_is_retried_not_left_for_the
     assert "OperationalError" in log and "Retry in" in log
     assert Event.objects.get(match=match, seq=seq + 1).seat == 1
     assert Event.objects.filter(match=match, seq=seq + 1).count() == 1
+    (ARTIFACTS / "turn-retried-after-database-error-seconds.txt").write_text(f"{waited:.3f}\n")
     assert waited < 10, f"{waited:.1f} s"
