@@ -220,7 +220,8 @@ class Hint(models.Model):
     status = models.CharField(max_length=16, choices=HintStatus, default=HintStatus.PENDING)
     action = models.JSONField(null=True, blank=True)
     explanation = models.TextField(blank=True, default="")
-    # Why a failed hint failed: a stable snake_case code (docs/api.md, "Hints").
+    # Why a failed hint failed, a stable snake_case code: hint_failed, hint_timed_out,
+    # hint_service_unavailable (docs/bots.md, "In the service").
     code = models.CharField(max_length=64, blank=True, default="")
     created_at = models.DateTimeField(auto_now_add=True)
     completed_at = models.DateTimeField(null=True, blank=True)
