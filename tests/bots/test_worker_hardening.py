@@ -236,3 +236,19 @@ def test_a_computer_turn_cut_off_by_a_database_error_is_retried_not_left_for_the
     assert Event.objects.filter(match=match, seq=seq + 1).count() == 1
     (ARTIFACTS / "turn-retried-after-database-error-seconds.txt").write_text(f"{waited:.3f}\n")
     assert waited < 10, f"{waited:.1f} s"
+
+
+def test_a_hint_that_cannot_be_queued_ends_failed_with_a_code(real_broker):  # noqa: F811
+    """The broker is unreachable from the API process: the hint is answered at once as
+    failed, hint_service_unavailable, not left pending."""
+    alice = person("alice")
+    match = services.match_create(
+        user=alice, seats=[SeatSpec("me")] + [SeatSpec("computer", "random")] * 3
+    )
+    worker_support.use_broker("redis://127.0.0.1:1/0")  # nothing listens on port 1
+    try:
+        hint = hints.hint_request(match_id=match.pk, user=alice)
+    finally:
+        worker_support.use_broker(real_broker)
+    body = hints.hint_body(hint)
+    assert (body["status"], body["code"]) == ("failed", "hint_service_unavailable")
