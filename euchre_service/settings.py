@@ -54,6 +54,9 @@ MIDDLEWARE = [
     # Static files (the web client, the admin, the API docs) in every mode, under ASGI too.
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "games.api_support.BodySizeLimitMiddleware",
+    # An unreachable database: 503 service_unavailable with Retry-After, not a 500.
+    "games.api_errors.DatabaseUnavailableMiddleware",
+    "games.api_errors.RefuseNullCharactersMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -63,6 +66,8 @@ MIDDLEWARE = [
 ]
 
 ROOT_URLCONF = "euchre_service.urls"
+# Under /api/ a CSRF failure is the API's error body; elsewhere (the admin) Django's page.
+CSRF_FAILURE_VIEW = "games.api_errors.csrf_failure"
 WSGI_APPLICATION = "euchre_service.wsgi.application"
 ASGI_APPLICATION = "euchre_service.asgi.application"
 
@@ -81,8 +86,23 @@ TEMPLATES = [
     },
 ]
 
+
+def database_from_env(url: str, conn_max_age: int) -> dict:
+    """One DATABASES entry. A persistent connection is checked before a request reuses
+    it, so the process recovers by itself after the database restarts; and connecting
+    gives up after DATABASE_CONNECT_TIMEOUT seconds (psycopg's own default is 130 s,
+    libpq's minimum 2), so a database that is away makes a quick 503, not a hung
+    request (games.api_errors)."""
+    database = dj_database_url.parse(url, conn_max_age=conn_max_age, conn_health_checks=True)
+    if database["ENGINE"] == "django.db.backends.postgresql":
+        database.setdefault("OPTIONS", {}).setdefault(
+            "connect_timeout", int(os.environ.get("DATABASE_CONNECT_TIMEOUT", "2"))
+        )
+    return database
+
+
 DATABASES = {
-    "default": dj_database_url.parse(
+    "default": database_from_env(
         os.environ.get("DATABASE_URL", f"sqlite:///{BASE_DIR / 'db.sqlite3'}"),
         conn_max_age=int(os.environ.get("DATABASE_CONN_MAX_AGE", "0")),
     )
@@ -163,10 +183,10 @@ WHITENOISE_AUTOREFRESH = DEBUG
 DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("DATA_UPLOAD_MAX_MEMORY_SIZE", "65536"))
 
 REST_FRAMEWORK = {
-    "DEFAULT_AUTHENTICATION_CLASSES": ["knox.auth.TokenAuthentication"],
+    "DEFAULT_AUTHENTICATION_CLASSES": ["games.api_classes.TokenAuthentication"],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_PARSER_CLASSES": ["games.api_classes.JSONParser"],
     "EXCEPTION_HANDLER": "games.api_support.exception_handler",
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     # Rates are "<count>/<s|min|hour|day>"; throttles are in games/throttling.py.

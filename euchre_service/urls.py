@@ -1,6 +1,5 @@
 from django.contrib import admin
 from django.urls import path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from euchre_service.health import healthz
 from games import apis, streams
@@ -23,9 +22,15 @@ api = [
     path("matches/<str:match_id>/replay", apis.MatchReplayApi.as_view(), name="match-replay"),
     path("matches/<str:match_id>/hints", apis.HintRequestApi.as_view(), name="match-hints"),
     path("hints/<str:hint_id>", apis.HintDetailApi.as_view(), name="hint"),
-    path("schema", SpectacularAPIView.as_view(), name="schema"),
-    path("docs", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
+    path("schema", apis.SchemaApi.as_view(), name="schema"),
+    path("docs", apis.DocsApi.as_view(url_name="schema"), name="docs"),
 ]
+
+# Under /api/ Django's own error answers are the API's error body too (games/api_errors.py).
+handler400 = "games.api_errors.bad_request"
+handler403 = "games.api_errors.permission_denied"
+handler404 = "games.api_errors.not_found"
+handler500 = "games.api_errors.server_error"
 
 urlpatterns = [
     path("healthz", healthz, name="healthz"),

@@ -1,4 +1,4 @@
-"""Accounts: guests, signing in, and each device's token."""
+"""Accounts: registering, guests, signing in, and each device's token."""
 
 import datetime
 import secrets
@@ -6,15 +6,41 @@ from typing import Any
 
 from django.contrib.auth import authenticate, get_user_model
 from django.contrib.auth.models import AbstractBaseUser
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.db.models import F
 from knox.models import AuthToken
 from knox.settings import knox_settings
 from rest_framework.exceptions import AuthenticationFailed
 
+from games.errors import Conflict
 from games.throttling import FailureLimit, normalized_name
 
 GUEST_PREFIX = "guest-"
+
+
+def normalize_username(name: str) -> str:
+    """The name as it is stored: Unicode NFKC, as Django's create_user stores it ("ｂｏｂ１"
+    is "bob1"; "ﷺ" is 18 characters). Check length, characters, the guest prefix and
+    uniqueness on this, never on what was typed."""
+    return get_user_model().normalize_username(name)
+
+
+def user_register(*, username: str, password: str) -> AbstractBaseUser:
+    """A new account. `username` is normalised already. A name taken ignoring case is a
+    409 `username_taken`: whether this check finds it, or a registration racing this one
+    commits first (the database's unique index on UPPER(username) decides)."""
+    User = get_user_model()
+    if User.objects.filter(username__iexact=username).exists():
+        raise _taken()
+    try:
+        with transaction.atomic():
+            return User.objects.create_user(username=username, password=password)
+    except IntegrityError as exc:
+        raise _taken() from exc
+
+
+def _taken() -> Conflict:
+    return Conflict("username_taken", "That username is taken.")
 
 
 def guest_create() -> tuple[AbstractBaseUser, str, datetime.datetime]:

@@ -3,8 +3,11 @@
 from typing import Any
 
 from django.conf import settings
-from django.http import JsonResponse
+from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.http import Http404, JsonResponse
+from drf_spectacular.contrib.knox_auth_token import KnoxTokenScheme
 from rest_framework import exceptions, serializers
+from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
@@ -20,8 +23,8 @@ class BodySizeLimitMiddleware:
 
     def __call__(self, request):
         limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
-        length = request.META.get("CONTENT_LENGTH") or ""
-        if limit is not None and length.isdigit() and int(length) > limit:
+        length = ascii_whole_number(request.META.get("CONTENT_LENGTH") or "")
+        if limit is not None and length is not None and length > limit:
             return error_response(
                 "payload_too_large", f"The request body is larger than {limit} bytes.", 413
             )
@@ -31,6 +34,30 @@ class BodySizeLimitMiddleware:
 def error_response(code: str, detail: str, status: int) -> JsonResponse:
     """The API's error body, for answers given outside DRF (middleware, async views)."""
     return JsonResponse({"code": code, "detail": detail}, status=status)
+
+
+def ascii_whole_number(value: str) -> int | None:
+    """A whole number written in ASCII digits, or None. (str.isdigit() is also true of
+    "²" and "٣", which int() refuses or reads as another number.)"""
+    return int(value) if value.isascii() and value.isdigit() else None
+
+
+class TokenScheme(KnoxTokenScheme):
+    """The OpenAPI security scheme of knox's tokens, for the subclass above too."""
+
+    target_class = "games.api_classes.TokenAuthentication"
+
+
+class JsonErrorsMixin:
+    """For a DRF view whose answers are not JSON (the OpenAPI document's YAML, Swagger UI's
+    HTML): its errors (?format=xml, a wrong method, a bad token) are still the API's JSON
+    error body."""
+
+    def finalize_response(self, request: Any, response: Any, *args: Any, **kwargs: Any) -> Any:
+        if response.status_code >= 400:
+            request.accepted_renderer = JSONRenderer()
+            request.accepted_media_type = JSONRenderer.media_type
+        return super().finalize_response(request, response, *args, **kwargs)  # type: ignore[misc]
 
 
 class StrictBooleanField(serializers.BooleanField):
@@ -84,6 +111,11 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     response = drf_exception_handler(exc, context)
     if response is None:
         return None
+    # Django's own Http404 (e.g. ?format=xml) and PermissionDenied, as DRF answers them.
+    if isinstance(exc, Http404):
+        exc = exceptions.NotFound()
+    elif isinstance(exc, DjangoPermissionDenied):
+        exc = exceptions.PermissionDenied()
     code = next((c for t, c in _CODES.items() if isinstance(exc, t)), None)
     if code is None:
         code = getattr(exc, "default_code", "error")

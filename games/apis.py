@@ -7,6 +7,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError as DjangoValidationError
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from knox import views as knox_views
 from knox.views import LoginView as KnoxLoginView
 from rest_framework import serializers
@@ -18,7 +19,13 @@ from rest_framework.views import APIView
 
 from bots.players import DEFAULT_LEVEL, PLAYERS
 from games import accounts, hints, selectors, services
-from games.api_support import ErrorSerializer, StrictBooleanField, StrictSerializer
+from games.api_classes import TokenAuthentication
+from games.api_support import (
+    ErrorSerializer,
+    JsonErrorsMixin,
+    StrictBooleanField,
+    StrictSerializer,
+)
 from games.errors import BadInput, Conflict
 from games.models import HintStatus, MatchStatus
 from games.throttling import ServiceThrottle, WritesThrottle
@@ -78,17 +85,29 @@ class RegisterApi(APIView):
     throttle_scope = "auth"
 
     class RegisterInputSerializer(StrictSerializer):
-        username = serializers.RegexField(r"^[\w.@+-]+\Z", min_length=1, max_length=150)
+        username = serializers.RegexField(
+            r"^[\w.@+-]+\Z",
+            min_length=1,
+            max_length=150,
+            help_text="Stored NFKC-normalised (as 'ｂｏｂ' is 'bob'); unique ignoring case.",
+        )
         password = serializers.CharField(min_length=8, max_length=128, write_only=True)
 
         def validate_username(self, value: str) -> str:
-            if get_user_model().objects.filter(username__iexact=value).exists():
-                raise serializers.ValidationError("That username is taken.")
-            if value.lower().startswith(accounts.GUEST_PREFIX):
+            # Every rule again on the stored form: NFKC can lengthen a name ("ﷺ" is 18
+            # characters), change its characters, or make it start with the guest prefix.
+            name = accounts.normalize_username(value)
+            User = get_user_model()
+            try:
+                User._meta.get_field(User.USERNAME_FIELD).run_validators(name)
+            except DjangoValidationError as exc:
+                stored = f" (NFKC-normalised, as stored: {name!r})" if name != value else ""
+                raise serializers.ValidationError([m + stored for m in exc.messages]) from exc
+            if name.casefold().startswith(accounts.GUEST_PREFIX):
                 raise serializers.ValidationError(
                     f"Names starting with {accounts.GUEST_PREFIX!r} are kept for guests."
                 )
-            return value
+            return name
 
         def validate(self, data: dict[str, Any]) -> dict[str, Any]:
             try:
@@ -111,7 +130,7 @@ class RegisterApi(APIView):
     def post(self, request: Request) -> Response:
         serializer = self.RegisterInputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        user = get_user_model().objects.create_user(**serializer.validated_data)
+        user = accounts.user_register(**serializer.validated_data)
         return Response({"id": user.pk, "username": user.get_username()}, status=201)
 
 
@@ -126,6 +145,9 @@ class TokenApi(KnoxLoginView):
     class TokenInputSerializer(StrictSerializer):
         username = serializers.CharField(max_length=150)
         password = serializers.CharField(max_length=128, write_only=True)
+
+        def validate_username(self, value: str) -> str:
+            return accounts.normalize_username(value)  # as registering stored it
 
     def get_authenticate_header(self, request: Request) -> str:
         return "Token"  # so that a wrong password is a 401, as for any other credential
@@ -283,12 +305,16 @@ class GuestApi(APIView):
 
 
 class LogoutApi(knox_views.LogoutView):
+    authentication_classes = [TokenAuthentication]  # knox's views name knox's own class
+
     @extend_schema(request=None, responses={204: None, **ERRORS}, summary="Revoke this token")
     def post(self, request: Request, format: Any = None) -> Response:
         return super().post(request, format)
 
 
 class LogoutAllApi(knox_views.LogoutAllView):
+    authentication_classes = [TokenAuthentication]
+
     @extend_schema(request=None, responses={204: None, **ERRORS}, summary="Revoke all your tokens")
     def post(self, request: Request, format: Any = None) -> Response:
         return super().post(request, format)
@@ -420,7 +446,10 @@ class MatchActionApi(APIView):
 
 class MatchEventsApi(APIView):
     class MatchEventsFilterSerializer(StrictSerializer):
-        after = serializers.IntegerField(min_value=0, required=False, default=0)
+        # At most a PostgreSQL bigint: a larger number cannot be compared with seq on SQLite.
+        after = serializers.IntegerField(
+            min_value=0, max_value=2**63 - 1, required=False, default=0
+        )
 
     @extend_schema(
         parameters=[MatchEventsFilterSerializer],
@@ -506,3 +535,14 @@ class HintDetailApi(APIView):
     @extend_schema(responses={200: HintSerializer, **ERRORS}, summary="A hint you asked for")
     def get(self, request: Request, hint_id: str) -> Response:
         return Response(hints.hint_body(hints.hint_get(hint_id=hint_id, user=request.user)))
+
+
+# ---------------------------------------------------------------- the OpenAPI document
+
+
+class SchemaApi(JsonErrorsMixin, SpectacularAPIView):
+    """The OpenAPI document (YAML, or JSON with ?format=json)."""
+
+
+class DocsApi(JsonErrorsMixin, SpectacularSwaggerView):
+    """Swagger UI over the OpenAPI document."""

@@ -10,7 +10,9 @@ when the caller leaves their seat, and after STREAM_MAX_SECONDS (the client
 reconnects with Last-Event-ID, and is authenticated again).
 """
 
+import asyncio
 import json
+import logging
 import time
 from collections.abc import AsyncIterator
 from typing import Any
@@ -18,24 +20,31 @@ from typing import Any
 from django.conf import settings
 from django.core.handlers.asgi import ASGIRequest
 from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
-from knox.auth import TokenAuthentication
+from django.views.decorators.csrf import csrf_exempt
 from rest_framework import exceptions
 
 from games import live, presence, selectors
-from games.api_support import error_response
+from games.api_classes import TokenAuthentication
+from games.api_errors import is_database_unavailable
+from games.api_support import ascii_whole_number, error_response
 from games.errors import BadInput, ServiceError
 from games.models import MatchStatus
+
+log = logging.getLogger(__name__)
 
 
 class Unauthenticated(ServiceError):
     status = 401
 
 
+@csrf_exempt  # a token in a header, never a cookie: nothing for a forged request to ride on
 async def match_stream(request: HttpRequest, match_id: str) -> HttpResponse:
     if request.method != "GET":
-        return _error(
+        response = _error(
             ServiceError("method_not_allowed", f'Method "{request.method}" not allowed.'), 405
         )
+        response["Allow"] = "GET"
+        return response
     try:
         after = _after(request)
         match, seat = await live.in_pool(_match_for_caller)(request, match_id)
@@ -74,12 +83,13 @@ def _match_for_caller(request: HttpRequest, match_id: str) -> tuple[Any, int]:
 def _after(request: HttpRequest) -> int:
     """Last-Event-ID wins: a browser's EventSource sends it with the original URL."""
     value = request.headers.get("Last-Event-ID") or request.GET.get("after") or "0"
-    if not value.isdigit() or len(value) > 12:
+    after = ascii_whole_number(value) if len(value) <= 12 else None
+    if after is None:
         raise BadInput(
             "invalid_input",
             "Last-Event-ID and after are the seq of the last event you have: a whole number.",
         )
-    return int(value)
+    return after
 
 
 async def _messages(match_id: str, seat: int, after: int) -> AsyncIterator[str]:
@@ -91,7 +101,19 @@ async def _messages(match_id: str, seat: int, after: int) -> AsyncIterator[str]:
         yield "retry: 2000\n\n"
         last, poll = after, False
         while time.monotonic() < ends_at:
-            for event in await watch.events_after(last, poll=poll):
+            try:
+                events = await watch.events_after(last, poll=poll)
+            except Exception as exc:
+                if not is_database_unavailable(exc):
+                    raise
+                # The database is away: keep the stream (a reconnecting EventSource would
+                # get a 503 and give up), and read again after a keep-alive interval.
+                log.warning("stream of match %s: database unavailable (%s)", match_id, exc)
+                await asyncio.sleep(max(0.0, min(keepalive, ends_at - time.monotonic())))
+                yield ": keep-alive\n\n"
+                poll = True
+                continue
+            for event in events:
                 item = selectors.event_for_seat(event, seat, watch.finished)
                 yield f"id: {event.seq}\nevent: match_event\ndata: {json.dumps(item)}\n\n"
                 last = event.seq
@@ -143,7 +165,11 @@ def schema_hook(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
                         ("400", "after or Last-Event-ID is not a whole number"),
                         ("401", "No or bad token"),
                         ("404", "No such match, or no seat for you at it"),
-                        ("503", "Asked of a WSGI process (stream_needs_asgi)"),
+                        (
+                            "503",
+                            "Asked of a WSGI process (stream_needs_asgi), or the database "
+                            "is unreachable (service_unavailable, with Retry-After)",
+                        ),
                     )
                 },
             },

@@ -48,9 +48,7 @@ class ApiServer:
     def start(self, timeout: float = 30) -> "ApiServer":
         log = open(self.log_path, "ab")  # noqa: SIM115 - closed with the process
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "uvicorn", "euchre_service.asgi:application",
-             "--host", "127.0.0.1", "--port", str(self.port), "--no-access-log"],
-            cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT,
+            self.command(), cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT,
             start_new_session=True,
         )  # fmt: skip
         deadline = time.monotonic() + timeout
@@ -65,6 +63,10 @@ class ApiServer:
             time.sleep(0.1)
         raise AssertionError(f"API server did not answer:\n{self.log()[-3000:]}")
 
+    def command(self) -> list[str]:
+        return [sys.executable, "-m", "uvicorn", "euchre_service.asgi:application",
+                "--host", "127.0.0.1", "--port", str(self.port), "--no-access-log"]  # fmt: skip
+
     def log(self) -> str:
         return self.log_path.read_text(errors="replace")
 
@@ -76,6 +78,17 @@ class ApiServer:
             except subprocess.TimeoutExpired:
                 os.killpg(self.proc.pid, signal.SIGKILL)
                 self.proc.wait(10)
+
+
+class GunicornServer(ApiServer):
+    """`gunicorn euchre_service.wsgi` with the production config file (gthread workers),
+    as production serves everything but the live streams."""
+
+    def command(self) -> list[str]:
+        return [sys.executable, "-m", "gunicorn", "-c", "euchre_service/gunicorn.conf.py",
+                "--bind", f"127.0.0.1:{self.port}", "--workers", "1", "--threads", "4",
+                # (gunicorn's control socket is one path per user: test servers share none)
+                "--no-control-socket", "euchre_service.wsgi:application"]  # fmt: skip
 
 
 class Player:

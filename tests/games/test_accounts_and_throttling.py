@@ -49,8 +49,8 @@ def test_a_weak_or_taken_registration_is_refused_with_reasons():
         {"username": "ERIN", "password": "correct horse battery"},
         format="json",
     )
-    assert taken.status_code == 400
-    assert "username" in taken.json()["errors"]
+    assert taken.status_code == 409
+    assert taken.json()["code"] == "username_taken"
 
 
 @pytest.mark.django_db

@@ -108,9 +108,7 @@ def test_clients_hanging_up_mid_wait_leave_the_watch_usable():
     assert (errors, hung, locked, heard) == ([], 0, False, True)
 
 
-def test_a_poll_that_finds_an_unannounced_event_wakes_the_other_clients(
-    match, django_user_model
-):
+def test_a_poll_that_finds_an_unannounced_event_wakes_the_other_clients(match, django_user_model):
     """A message lost on the way: the first client to poll finds the event in the log, and
     the others, waiting for news, wake at once rather than at their own keep-alive."""
 

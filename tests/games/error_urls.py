@@ -1,0 +1,64 @@
+"""A URL configuration for tests only: the service's URLs and error handlers, plus views
+that fail on purpose (an unexpected exception; a view that is not CSRF-exempt) under
+/api/, so the error answers can be checked for any view, not just today's."""
+
+from django.db import connection, transaction
+from django.http import HttpRequest, HttpResponse
+from django.urls import path
+from rest_framework.permissions import AllowAny
+from rest_framework.views import APIView
+
+from euchre_service import urls as service
+
+# The service's handlers (Django's defaults where it names none).
+handler400 = getattr(service, "handler400", "django.views.defaults.bad_request")
+handler403 = getattr(service, "handler403", "django.views.defaults.permission_denied")
+handler404 = getattr(service, "handler404", "django.views.defaults.page_not_found")
+handler500 = getattr(service, "handler500", "django.views.defaults.server_error")
+
+
+class Boom(RuntimeError):
+    pass
+
+
+class FailingApi(APIView):
+    permission_classes = [AllowAny]
+    authentication_classes: list = []
+
+    def get(self, request):
+        raise Boom("a bug in a DRF view")
+
+
+def failing_view(request: HttpRequest) -> HttpResponse:
+    raise Boom("a bug in a plain view")
+
+
+def slow_query(request: HttpRequest) -> HttpResponse:
+    """A statement PostgreSQL cancels (statement_timeout): an OperationalError that is a
+    bug to look into, not an outage."""
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("SET LOCAL statement_timeout = 1")
+        cursor.execute("SELECT pg_sleep(1)")
+    return HttpResponse("not reached")
+
+
+def connection_killed(request: HttpRequest) -> HttpResponse:
+    """The server ends this connection (as a PostgreSQL restart does): an outage."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_terminate_backend(pg_backend_pid())")
+    return HttpResponse("not reached")
+
+
+def cookie_form(request: HttpRequest) -> HttpResponse:
+    return HttpResponse("ok")  # not CSRF-exempt: a POST without the token is refused
+
+
+urlpatterns = [
+    *service.urlpatterns,
+    path("api/v1/test-failing-drf", FailingApi.as_view()),
+    path("api/v1/test-failing-plain", failing_view),
+    path("api/v1/test-cookie-form", cookie_form),
+    path("api/v1/test-slow-query", slow_query),
+    path("api/v1/test-connection-killed", connection_killed),
+    path("test-failing-page", failing_view),
+]
