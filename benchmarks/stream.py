@@ -13,8 +13,8 @@ What it does, all on 127.0.0.1, and stops by itself:
      REDIS_URL, the server through which commits tell the API process of new events (pub/sub
      channels are not per database; the channels are named by match id);
   2. starts one uvicorn process (--workers 1, as bin/serve) on euchre_service.settings_production:
-     a generated SECRET_KEY, plain HTTP (SECURE_SSL_REDIRECT=false), THROTTLE_AUTH and
-     THROTTLE_ACTIONS raised, STREAM_KEEPALIVE_SECONDS=--keepalive (5), its open-files limit
+     a generated SECRET_KEY, plain HTTP (SECURE_SSL_REDIRECT=false), the throttles
+     (THROTTLE_*) raised, STREAM_KEEPALIVE_SECONDS=--keepalive (5), its open-files limit
      raised (as `ulimit -n`) for the clients; every match has four people, no computer
      player, so no Celery worker is needed (production never runs tasks in-process);
   3. phase 1, idle clients: signs up --matches (50) guests (POST /auth/guest), each creates

@@ -29,7 +29,9 @@ keepalive = _int("GUNICORN_KEEPALIVE", 5)
 # Recycle processes now and then, at different times, to bound slow leaks.
 max_requests = _int("GUNICORN_MAX_REQUESTS", 20000)
 max_requests_jitter = _int("GUNICORN_MAX_REQUESTS_JITTER", 2000)
-# The proxy's address, trusted for X-Forwarded-For / -Proto (comma-separated or *).
+# The proxy's addresses (comma-separated addresses or networks, or *), trusted for
+# X-Forwarded-Proto. The same variable, with the same default, tells the service
+# (settings.FORWARDED_ALLOW_IPS) which peer may tell it the client's address.
 forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1")
 # Access log to stdout unless GUNICORN_ACCESS_LOG is empty ("-" means stdout).
 accesslog = os.environ.get("GUNICORN_ACCESS_LOG", "-") or None

@@ -31,7 +31,10 @@ def healthz(request: HttpRequest) -> JsonResponse:
     database = "ok" if _database_ok() else "unreachable"
     broker = _broker_status()
     healthy = database == "ok" and broker != "unreachable"
-    return JsonResponse(
+    response = JsonResponse(
         {"status": "ok" if healthy else "unhealthy", "database": database, "broker": broker},
         status=200 if healthy else 503,
     )
+    if not healthy:
+        response["Retry-After"] = "5"
+    return response

@@ -54,6 +54,8 @@ MIDDLEWARE = [
     # Static files (the web client, the admin, the API docs) in every mode, under ASGI too.
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "games.api_support.BodySizeLimitMiddleware",
+    # An unreachable database: 503 service_unavailable with Retry-After, not a 500.
+    "games.api_errors.DatabaseUnavailableMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -63,6 +65,8 @@ MIDDLEWARE = [
 ]
 
 ROOT_URLCONF = "euchre_service.urls"
+# Under /api/ a CSRF failure is the API's error body; elsewhere (the admin) Django's page.
+CSRF_FAILURE_VIEW = "games.api_errors.csrf_failure"
 WSGI_APPLICATION = "euchre_service.wsgi.application"
 ASGI_APPLICATION = "euchre_service.asgi.application"
 
@@ -81,8 +85,23 @@ TEMPLATES = [
     },
 ]
 
+
+def database_from_env(url: str, conn_max_age: int) -> dict:
+    """One DATABASES entry. A persistent connection is checked before a request reuses
+    it, so the process recovers by itself after the database restarts; and connecting
+    gives up after DATABASE_CONNECT_TIMEOUT seconds (psycopg's own default is 130 s,
+    libpq's minimum 2), so a database that is away makes a quick 503, not a hung
+    request (games.api_errors)."""
+    database = dj_database_url.parse(url, conn_max_age=conn_max_age, conn_health_checks=True)
+    if database["ENGINE"] == "django.db.backends.postgresql":
+        database.setdefault("OPTIONS", {}).setdefault(
+            "connect_timeout", int(os.environ.get("DATABASE_CONNECT_TIMEOUT", "2"))
+        )
+    return database
+
+
 DATABASES = {
-    "default": dj_database_url.parse(
+    "default": database_from_env(
         os.environ.get("DATABASE_URL", f"sqlite:///{BASE_DIR / 'db.sqlite3'}"),
         conn_max_age=int(os.environ.get("DATABASE_CONN_MAX_AGE", "0")),
     )
@@ -103,12 +122,30 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # Redis serves the throttles' shared counters and (later) the live streams when
 # several API processes run side by side; without it, one process's memory.
 REDIS_URL = os.environ.get("REDIS_URL", "")
+# A cache server that is down or hung must cost a request at most this long (seconds);
+# the throttles then count in the process's memory (games/throttling.py) and try the
+# cache again after CACHE_RETRY_SECONDS.
+CACHE_OPTIONS = {"socket_connect_timeout": 1, "socket_timeout": 1}
+CACHE_RETRY_SECONDS = float(os.environ.get("CACHE_RETRY_SECONDS", "5"))
 if REDIS_URL:
     CACHES = {
-        "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+            "OPTIONS": CACHE_OPTIONS,
+        }
     }
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+
+# The client's address, for the throttles: REMOTE_ADDR, unless the peer is a proxy we
+# trust. TRUSTED_PROXY_COUNT is how many proxies stand in front of the service, each
+# appending the address it saw to X-Forwarded-For (0: none, believe no header; 1: the
+# compose nginx); the nearest must connect from an address in FORWARDED_ALLOW_IPS
+# (comma-separated addresses or networks, or "*"), the variable gunicorn and uvicorn
+# read for the same purpose. See docs/operations.md, "The client's address".
+TRUSTED_PROXY_COUNT = int(os.environ.get("TRUSTED_PROXY_COUNT", "0") or 0)
+FORWARDED_ALLOW_IPS = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1")
 
 # Live streams (GET .../stream): a comment this often keeps idle connections open
 # through proxies, and each one also polls the log for anything a message missed.
@@ -151,11 +188,25 @@ REST_FRAMEWORK = {
     "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
     "EXCEPTION_HANDLER": "games.api_support.exception_handler",
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    # Rates are "<count>/<s|min|hour|day>"; throttles are in games/throttling.py.
     "DEFAULT_THROTTLE_RATES": {
+        # sign-up and sign-in attempts, per client address
         "auth": os.environ.get("THROTTLE_AUTH", "20/min"),
+        # wrong passwords per username, from any number of addresses
+        "signin_failures": os.environ.get("THROTTLE_SIGNIN_FAILURES", "10/hour"),
+        # guest accounts made, per client address
+        "guests": os.environ.get("THROTTLE_GUESTS", "30/hour"),
+        # failed admin logins, per client address and per username
+        "admin_login": os.environ.get("THROTTLE_ADMIN_LOGIN", "10/hour"),
+        # bids, plays and hint requests, per user
         "actions": os.environ.get("THROTTLE_ACTIONS", "600/min"),
+        # creating, joining and leaving matches, per user
+        "matches": os.environ.get("THROTTLE_MATCHES", "30/min"),
     },
+    "NUM_PROXIES": TRUSTED_PROXY_COUNT,
 }
+# Matches waiting or being played that one person may sit at, at once.
+MAX_ACTIVE_MATCHES_PER_USER = int(os.environ.get("MAX_ACTIVE_MATCHES_PER_USER", "20"))
 
 SPECTACULAR_SETTINGS = {
     "TITLE": "Euchre game service",
@@ -173,7 +224,9 @@ SPECTACULAR_SETTINGS = {
     ],
 }
 
-# One revocable token per device sign-in, kept alive while it is used.
+# One revocable token per device sign-in, kept alive while it is used. A user has at
+# most TOKEN_LIMIT_PER_USER: signing in on one more device retires the oldest token
+# (games.accounts.device_token_create) rather than refusing the new device.
 REST_KNOX = {
     "TOKEN_TTL": timedelta(days=int(os.environ.get("TOKEN_TTL_DAYS", "30"))),
     "AUTO_REFRESH": True,

@@ -16,11 +16,10 @@ message naming it. See docs/operations.md for every variable.
 
 import os
 
-import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
 from .settings import *  # noqa: F403
-from .settings import env_bool
+from .settings import database_from_env, env_bool
 
 _MODULE = "euchre_service.settings_production"
 _DEV_KEY = "dev-only-insecure-key-do-not-use-in-production"
@@ -55,10 +54,9 @@ ALLOWED_HOSTS = [
 
 # Persistent connections: a request should not pay for a new PostgreSQL connection.
 DATABASES = {
-    "default": dj_database_url.parse(
+    "default": database_from_env(
         _required("DATABASE_URL", "e.g. postgres://user:pass@host:5432/euchre"),
         conn_max_age=int(os.environ.get("DATABASE_CONN_MAX_AGE", "60")),
-        conn_health_checks=True,
     )
 }
 
@@ -78,6 +76,7 @@ CACHES = {
         "BACKEND": "django.core.cache.backends.redis.RedisCache",
         "LOCATION": REDIS_URL,
         "KEY_PREFIX": os.environ.get("CACHE_KEY_PREFIX", "euchre"),
+        "OPTIONS": CACHE_OPTIONS,  # noqa: F405
     }
 }
 

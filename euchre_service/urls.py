@@ -27,6 +27,12 @@ api = [
     path("docs", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
 ]
 
+# Under /api/ Django's own error answers are the API's error body too (games/api_errors.py).
+handler400 = "games.api_errors.bad_request"
+handler403 = "games.api_errors.permission_denied"
+handler404 = "games.api_errors.not_found"
+handler500 = "games.api_errors.server_error"
+
 urlpatterns = [
     path("healthz", healthz, name="healthz"),
     path("admin/", admin.site.urls),

@@ -1,11 +1,18 @@
-"""Accounts the service makes itself: guests."""
+"""Accounts: guests, signing in, and each device's token."""
 
 import datetime
 import secrets
+from typing import Any
 
-from django.contrib.auth import get_user_model
+from django.contrib.auth import authenticate, get_user_model
 from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+from django.db.models import F
 from knox.models import AuthToken
+from knox.settings import knox_settings
+from rest_framework.exceptions import AuthenticationFailed
+
+from games.throttling import FailureLimit, normalized_name
 
 GUEST_PREFIX = "guest-"
 
@@ -20,5 +27,42 @@ def guest_create() -> tuple[AbstractBaseUser, str, datetime.datetime]:
     user = User(username=username)
     user.set_unusable_password()
     user.save()
-    instance, token = AuthToken.objects.create(user)
+    instance, token = device_token_create(user)
     return user, token, instance.expiry
+
+
+def sign_in(*, request: Any, username: str, password: str) -> AbstractBaseUser:
+    """The user with these credentials, or AuthenticationFailed (401). A username with
+    too many wrong passwords lately, from anywhere, is refused with Throttled (429)
+    before its password is even checked, so a guess spread over many addresses is
+    slowed down as much as one from a single address."""
+    failures = FailureLimit("signin_failures")
+    ident = normalized_name(username)
+    failures.check(ident)
+    user = authenticate(request=request, username=username, password=password)
+    if user is None:
+        failures.record(ident)
+        raise AuthenticationFailed("Wrong username or password.")
+    return user
+
+
+def device_token_create(user: AbstractBaseUser) -> tuple[AuthToken, str]:
+    """A new token for one device. A user keeps at most knox's TOKEN_LIMIT_PER_USER
+    tokens: past that, the ones used least recently (the soonest to expire, since use
+    renews a token) are retired, so that signing in on a new phone works; the device
+    whose token went signs in again."""
+    limit = knox_settings.TOKEN_LIMIT_PER_USER
+    with transaction.atomic():
+        # One sign-in of this user at a time, so that two at once cannot both keep
+        # the token the other retires, or leave more than the limit.
+        get_user_model().objects.select_for_update().filter(pk=user.pk).first()
+        instance, token = AuthToken.objects.create(
+            user=user, expiry=knox_settings.TOKEN_TTL, prefix=knox_settings.TOKEN_PREFIX
+        )
+        if limit is not None:
+            newest_use = (F("expiry").desc(nulls_first=True), F("created").desc())
+            keep = AuthToken.objects.filter(user=user).order_by(*newest_use)[:limit]
+            AuthToken.objects.filter(user=user).exclude(
+                pk__in=list(keep.values_list("pk", flat=True))
+            ).delete()
+    return instance, token

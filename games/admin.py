@@ -18,7 +18,8 @@ import json
 from typing import Any
 
 from django.contrib import admin, messages
-from django.core.exceptions import PermissionDenied
+from django.contrib.admin.forms import AdminAuthenticationForm
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import Http404, HttpRequest
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
@@ -30,6 +31,7 @@ from games.deal_view import seat_cards
 from games.eventlog import LogError, Replayer
 from games.management.match_log import LogProblem, check_events
 from games.models import Event, Hand, Match, Seat, SeatKind
+from games.throttling import FailureLimit, client_address, normalized_name
 
 TEAM_NAMES = ("south-north", "west-east")
 SUIT_SYMBOLS = dict(zip("CDHS", "♣♦♥♠", strict=True))
@@ -308,6 +310,44 @@ def _result(event: Event) -> dict[str, Any]:
         ),
         "scores": p.get("scores"),
     }
+
+
+# ---------------------------------------------------------------- the login
+
+
+class GuardedLoginForm(AdminAuthenticationForm):
+    """The admin's login, with at most THROTTLE_ADMIN_LOGIN failures per client address
+    and per username. Past that the password is not even checked (so the right one
+    does not get in either) until the oldest failure leaves the window. Failures are
+    counted in the cache, like the API's throttles (and in the process's memory while
+    the cache is down)."""
+
+    def _counters(self) -> list[tuple[FailureLimit, str]]:
+        limit = FailureLimit("admin_login")
+        counters = [(limit, "address:" + client_address(self.request))]
+        username = self.data.get("username")
+        if isinstance(username, str) and username:
+            counters.append((limit, "user:" + normalized_name(username)))
+        return counters
+
+    def clean(self) -> dict[str, Any]:
+        counters = self._counters()
+        waits = [wait for limit, ident in counters if (wait := limit.wait(ident)) is not None]
+        if waits:
+            raise ValidationError(
+                "Too many failed logins: try again in %(minutes)d minutes.",
+                code="throttled",
+                params={"minutes": max(1, round(max(waits) / 60))},
+            )
+        try:
+            return super().clean()
+        except ValidationError:
+            for limit, ident in counters:
+                limit.record(ident)
+            raise
+
+
+admin.site.login_form = GuardedLoginForm
 
 
 # ---------------------------------------------------------------- read-only admin bases

@@ -2,19 +2,17 @@
 
 from typing import Any
 
-from django.contrib.auth import authenticate, get_user_model
+from django.contrib.auth import get_user_model
 from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError as DjangoValidationError
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from knox import views as knox_views
 from knox.views import LoginView as KnoxLoginView
 from rest_framework import serializers
-from rest_framework.exceptions import AuthenticationFailed
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
 from bots.players import DEFAULT_LEVEL, PLAYERS
@@ -22,6 +20,7 @@ from games import accounts, hints, selectors, services
 from games.api_support import ErrorSerializer, StrictBooleanField, StrictSerializer
 from games.errors import Conflict
 from games.models import HintStatus, MatchStatus
+from games.throttling import ServiceThrottle, WritesThrottle
 
 ERRORS = {code: ErrorSerializer for code in (400, 401, 404, 409, 413, 422, 429)}
 
@@ -71,7 +70,7 @@ class MatchPageSerializer(serializers.Serializer):
 class RegisterApi(APIView):
     permission_classes = [AllowAny]
     authentication_classes: list = []
-    throttle_classes = [ScopedRateThrottle]
+    throttle_classes = [ServiceThrottle]
     throttle_scope = "auth"
 
     class RegisterInputSerializer(StrictSerializer):
@@ -117,7 +116,7 @@ class TokenApi(KnoxLoginView):
 
     permission_classes = [AllowAny]
     authentication_classes: list = []
-    throttle_classes = [ScopedRateThrottle]
+    throttle_classes = [ServiceThrottle]
     throttle_scope = "auth"
 
     class TokenInputSerializer(StrictSerializer):
@@ -140,11 +139,14 @@ class TokenApi(KnoxLoginView):
     def post(self, request: Request, format: Any = None) -> Response:
         serializer = self.TokenInputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        user = authenticate(request=request, **serializer.validated_data)
-        if user is None:
-            raise AuthenticationFailed("Wrong username or password.")
-        request.user = user
+        request.user = accounts.sign_in(request=request, **serializer.validated_data)
         return super().post(request, format)
+
+    def get_token_limit_per_user(self) -> None:
+        return None  # never knox's undocumented 403: create_token retires the oldest
+
+    def create_token(self) -> tuple[Any, str]:
+        return accounts.device_token_create(self.request.user)
 
 
 # ---------------------------------------------------------------- matches
@@ -179,6 +181,9 @@ class MatchPagination(PageNumberPagination):
 
 
 class MatchListCreateApi(APIView):
+    throttle_classes = [WritesThrottle]  # creating, not listing
+    throttle_scope = "matches"
+
     class MatchListCreateInputSerializer(StrictSerializer):
         seats = SeatInputSerializer(many=True, help_text="Four seats, south, west, north, east.")
         options = OptionsInputSerializer(required=False)
@@ -247,8 +252,8 @@ class GuestApi(APIView):
 
     permission_classes = [AllowAny]
     authentication_classes: list = []
-    throttle_classes = [ScopedRateThrottle]
-    throttle_scope = "auth"
+    throttle_classes = [ServiceThrottle]
+    throttle_scope = "guests"
 
     @extend_schema(
         request=None,
@@ -297,6 +302,9 @@ class MatchDetailApi(APIView):
 
 
 class MatchJoinApi(APIView):
+    throttle_classes = [ServiceThrottle]
+    throttle_scope = "matches"
+
     class MatchJoinInputSerializer(StrictSerializer):
         seat = serializers.IntegerField(min_value=0, max_value=3, required=False)
 
@@ -318,6 +326,9 @@ class MatchJoinApi(APIView):
 
 
 class MatchLeaveApi(APIView):
+    throttle_classes = [ServiceThrottle]
+    throttle_scope = "matches"
+
     @extend_schema(
         request=None,
         responses={200: MatchViewSerializer, **ERRORS},
@@ -343,7 +354,7 @@ class MatchReturnApi(APIView):
 
 
 class MatchActionApi(APIView):
-    throttle_classes = [ScopedRateThrottle]
+    throttle_classes = [ServiceThrottle]
     throttle_scope = "actions"
 
     class MatchActionInputSerializer(StrictSerializer):
@@ -457,7 +468,7 @@ class HintSerializer(serializers.Serializer):
 
 
 class HintRequestApi(APIView):
-    throttle_classes = [ScopedRateThrottle]
+    throttle_classes = [ServiceThrottle]
     throttle_scope = "actions"
 
     @extend_schema(

@@ -9,17 +9,15 @@ process's stream puts it back at its next keep-alive).
 """
 
 import contextlib
-import logging
 from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 from django.conf import settings
-from django.core.cache import cache
 
+from games import shared_cache
 from games.live import in_pool
 
-log = logging.getLogger(__name__)
 _open: Counter = Counter()  # this process's open streams per (match, seat); loop thread only
 
 
@@ -27,20 +25,24 @@ def _key(match_id: Any, seat: int) -> str:
     return f"presence:{match_id}:{seat}"
 
 
+# Presence must never break a stream or a match summary: with the cache down
+# (games.shared_cache) marks are skipped and nobody is known to be present, with one
+# warning for the outage rather than one per keep-alive or per request.
+
+
+def _nothing() -> None:
+    return None
+
+
 @in_pool
 def _mark(match_id: str, seat: int) -> None:
-    try:
-        cache.set(_key(match_id, seat), True, 2 * settings.STREAM_KEEPALIVE_SECONDS + 5)
-    except Exception:  # presence must never break a stream
-        log.warning("could not mark seat %s of %s present", seat, match_id)
+    ttl = 2 * settings.STREAM_KEEPALIVE_SECONDS + 5
+    shared_cache.run(lambda cache: cache.set(_key(match_id, seat), True, ttl), _nothing)
 
 
 @in_pool
 def _unmark(match_id: str, seat: int) -> None:
-    try:
-        cache.delete(_key(match_id, seat))
-    except Exception:
-        log.warning("could not mark seat %s of %s gone", seat, match_id)
+    shared_cache.run(lambda cache: cache.delete(_key(match_id, seat)), _nothing)
 
 
 @contextlib.asynccontextmanager
@@ -59,9 +61,6 @@ async def at_table(match_id: str, seat: int) -> AsyncIterator[Callable[[], Await
 
 
 def present_seats(match_id: Any) -> set[int]:
-    try:
-        found = cache.get_many([_key(match_id, seat) for seat in range(4)])
-    except Exception:
-        log.warning("could not read who is present at %s", match_id)
-        return set()
+    keys = [_key(match_id, seat) for seat in range(4)]
+    found = shared_cache.run(lambda cache: cache.get_many(keys), dict)
     return {seat for seat in range(4) if found.get(_key(match_id, seat))}

@@ -10,14 +10,18 @@ when the caller leaves their seat, and after STREAM_MAX_SECONDS (the client
 reconnects with Last-Event-ID, and is authenticated again).
 """
 
+import asyncio
 import json
+import logging
 import time
 from collections.abc import AsyncIterator
 from typing import Any
 
 from django.conf import settings
 from django.core.handlers.asgi import ASGIRequest
+from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
+from django.views.decorators.csrf import csrf_exempt
 from knox.auth import TokenAuthentication
 from rest_framework import exceptions
 
@@ -26,16 +30,21 @@ from games.api_support import error_response
 from games.errors import BadInput, ServiceError
 from games.models import MatchStatus
 
+log = logging.getLogger(__name__)
+
 
 class Unauthenticated(ServiceError):
     status = 401
 
 
+@csrf_exempt  # a token in a header, never a cookie: nothing for a forged request to ride on
 async def match_stream(request: HttpRequest, match_id: str) -> HttpResponse:
     if request.method != "GET":
-        return _error(
+        response = _error(
             ServiceError("method_not_allowed", f'Method "{request.method}" not allowed.'), 405
         )
+        response["Allow"] = "GET"
+        return response
     try:
         after = _after(request)
         match, seat = await live.in_pool(_match_for_caller)(request, match_id)
@@ -91,7 +100,17 @@ async def _messages(match_id: str, seat: int, after: int) -> AsyncIterator[str]:
         yield "retry: 2000\n\n"
         last, poll = after, False
         while time.monotonic() < ends_at:
-            for event in await watch.events_after(last, poll=poll):
+            try:
+                events = await watch.events_after(last, poll=poll)
+            except (OperationalError, InterfaceError) as exc:
+                # The database is away: keep the stream (a reconnecting EventSource would
+                # get a 503 and give up), and read again after a keep-alive interval.
+                log.warning("stream of match %s: database unavailable (%s)", match_id, exc)
+                await asyncio.sleep(max(0.0, min(keepalive, ends_at - time.monotonic())))
+                yield ": keep-alive\n\n"
+                poll = True
+                continue
+            for event in events:
                 item = selectors.event_for_seat(event, seat, watch.finished)
                 yield f"id: {event.seq}\nevent: match_event\ndata: {json.dumps(item)}\n\n"
                 last = event.seq
@@ -143,7 +162,11 @@ def schema_hook(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
                         ("400", "after or Last-Event-ID is not a whole number"),
                         ("401", "No or bad token"),
                         ("404", "No such match, or no seat for you at it"),
-                        ("503", "Asked of a WSGI process (stream_needs_asgi)"),
+                        (
+                            "503",
+                            "Asked of a WSGI process (stream_needs_asgi), or the database "
+                            "is unreachable (service_unavailable, with Retry-After)",
+                        ),
                     )
                 },
             },

@@ -39,6 +39,8 @@ class ApiServer:
             "CELERY_TASK_ALWAYS_EAGER": "1",
             "THROTTLE_ACTIONS": "100000/min",
             "THROTTLE_AUTH": "100000/min",
+            "THROTTLE_GUESTS": "100000/hour",
+            "THROTTLE_MATCHES": "100000/min",
             **env,
         }
         self.proc: subprocess.Popen | None = None

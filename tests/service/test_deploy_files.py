@@ -408,3 +408,50 @@ def test_the_proxy_passes_on_the_original_scheme_for_the_https_checks():
     conf = nginx_conf()
     assert "proxy_set_header X-Forwarded-Proto $forwarded_proto;" in conf
     assert "proxy_set_header Host $host;" in conf
+
+
+def test_the_client_address_comes_from_the_one_proxy_the_stack_trusts():
+    """nginx replaces whatever X-Forwarded-For a client sent with the address it saw;
+    the app services trust exactly that one hop, from the proxy's network (only the
+    proxy reaches them: they publish no port); uvicorn trusts the same peers."""
+    conf = nginx_conf()
+    assert "proxy_set_header X-Forwarded-For $remote_addr;" in conf
+    assert "$proxy_add_x_forwarded_for" not in conf  # that would keep the client's own
+    found = services()
+    for name in APP_SERVICES:
+        env = found[name]["environment"]
+        assert env["TRUSTED_PROXY_COUNT"] == "1", name
+        assert env["FORWARDED_ALLOW_IPS"] == "*", name
+    stream = command(found["stream"])
+    assert "--proxy-headers" in stream
+    assert stream[stream.index("--forwarded-allow-ips") + 1] == "*"
+    assert "ports" not in found["api"] and "ports" not in found["stream"]
+    # Set in .env, the one value reaches Django, gunicorn and uvicorn alike.
+    custom = {
+        "SECRET_KEY": "k" * 50,
+        "POSTGRES_PASSWORD": "pw",
+        "FORWARDED_ALLOW_IPS": "10.0.0.0/8",
+    }
+    mine = services(custom)
+    stream = command(mine["stream"])
+    assert stream[stream.index("--forwarded-allow-ips") + 1] == "10.0.0.0/8"
+    assert mine["api"]["environment"]["FORWARDED_ALLOW_IPS"] == "10.0.0.0/8"
+    example = (ROOT / ".env.example").read_text()
+    assert re.search(r"^TRUSTED_PROXY_COUNT=1$", example, re.MULTILINE)
+    assert re.search(r"^FORWARDED_ALLOW_IPS=\*$", example, re.MULTILINE)
+
+
+def test_gunicorn_and_the_settings_default_to_the_same_trusted_proxy(monkeypatch):
+    """Outside compose both read FORWARDED_ALLOW_IPS, and default to 127.0.0.1 (a proxy
+    on the same machine); the settings believe no X-Forwarded-For unless told."""
+    import runpy
+
+    from euchre_service import settings as base
+
+    monkeypatch.delenv("FORWARDED_ALLOW_IPS", raising=False)
+    conf = runpy.run_path(str(ROOT / "euchre_service" / "gunicorn.conf.py"))
+    assert conf["forwarded_allow_ips"] == "127.0.0.1"
+    source = (ROOT / "euchre_service" / "settings.py").read_text()
+    assert 'os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1")' in source
+    assert 'os.environ.get("TRUSTED_PROXY_COUNT", "0")' in source
+    assert base.REST_FRAMEWORK["NUM_PROXIES"] == base.TRUSTED_PROXY_COUNT

@@ -35,6 +35,9 @@ def server(tmp_path_factory) -> Iterator[str]:
         "TURN_TIMER_THREADS": "1",
         # Keep-alives (and so the page's looks at who is at the table) every 2 s, not 15.
         "STREAM_KEEPALIVE_SECONDS": "2",
+        # One browser address for the whole module: its guests and matches are many.
+        "THROTTLE_GUESTS": "100000/hour",
+        "THROTTLE_MATCHES": "100000/min",
         "STATIC_ROOT": str(tmp / "static"),
         "PYTHONPATH": str(ROOT),
     }

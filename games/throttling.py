@@ -1,0 +1,159 @@
+"""Throttles: who the client is, counters that survive the cache going down, and
+limits on failures (wrong passwords) rather than on requests.
+
+The client's address is REMOTE_ADDR, unless the peer is a proxy the settings trust
+(TRUSTED_PROXY_COUNT hops, the nearest one at an address in FORWARDED_ALLOW_IPS):
+then it is the address that proxy wrote into X-Forwarded-For. A header the client
+wrote itself is never believed.
+
+Counters live in Django's cache (Redis in production, shared by every process).
+When the cache is unreachable, a throttle must not turn a person's request into a
+500: through games.shared_cache the counters move to this process's memory until
+the cache answers again.
+"""
+
+import hashlib
+import ipaddress
+import logging
+import time
+import unicodedata
+from functools import lru_cache
+from typing import Any
+
+from django.conf import settings
+from django.core.cache import BaseCache
+from rest_framework.exceptions import Throttled
+from rest_framework.settings import api_settings
+from rest_framework.throttling import ScopedRateThrottle
+
+from games import shared_cache
+
+log = logging.getLogger(__name__)
+
+
+# ---------------------------------------------------------------- the client's address
+
+
+@lru_cache(maxsize=8)
+def _networks(spec: str) -> tuple[Any, ...] | None:
+    """FORWARDED_ALLOW_IPS ("127.0.0.1", "10.0.0.0/8,::1", "*") as networks; None: any."""
+    items = [item.strip() for item in spec.split(",") if item.strip()]
+    if "*" in items:
+        return None
+    networks = []
+    for item in items:
+        try:
+            networks.append(ipaddress.ip_network(item, strict=False))
+        except ValueError:
+            log.warning("FORWARDED_ALLOW_IPS: %r is not an address or network; ignored", item)
+    return tuple(networks)
+
+
+def _is_trusted_proxy(address: str) -> bool:
+    networks = _networks(settings.FORWARDED_ALLOW_IPS)
+    if networks is None:
+        return True
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return False
+    return any(ip in network for network in networks)
+
+
+def client_address(request: Any) -> str:
+    """The address the request came from, as far as the settings let us know it."""
+    remote = request.META.get("REMOTE_ADDR") or ""
+    hops = settings.TRUSTED_PROXY_COUNT
+    if hops <= 0 or not _is_trusted_proxy(remote):
+        return remote
+    forwarded = [a.strip() for a in request.META.get("HTTP_X_FORWARDED_FOR", "").split(",")]
+    forwarded = [a for a in forwarded if a]
+    if not forwarded:
+        return remote
+    # Each trusted proxy appended the address it saw: the one `hops` from the end was
+    # written by the outermost trusted proxy. Anything left of it came from the client.
+    return forwarded[-min(hops, len(forwarded))]
+
+
+# ---------------------------------------------------------------- throttles
+
+
+class ServiceThrottle(ScopedRateThrottle):
+    """Every throttle of the API: a rate per `throttle_scope` (REST_FRAMEWORK's
+    DEFAULT_THROTTLE_RATES), per user, or per client address for anonymous callers;
+    never a 500 because the cache is down."""
+
+    @property
+    def THROTTLE_RATES(self) -> dict[str, str | None]:  # noqa: N802 - DRF's name
+        return api_settings.DEFAULT_THROTTLE_RATES  # as now, not as at import
+
+    def get_ident(self, request: Any) -> str:
+        return client_address(request)
+
+    def allow_request(self, request: Any, view: Any) -> bool:
+        return shared_cache.run(lambda cache: self._allow_with(cache, request, view))
+
+    def _allow_with(self, cache: BaseCache, request: Any, view: Any) -> bool:
+        self.cache = cache
+        return super().allow_request(request, view)
+
+
+class WritesThrottle(ServiceThrottle):
+    """Throttles only the view's unsafe methods (POST), so that reads of the same URL
+    (the match list) are not counted."""
+
+    def allow_request(self, request: Any, view: Any) -> bool:
+        if request.method in ("GET", "HEAD", "OPTIONS"):
+            return True
+        return super().allow_request(request, view)
+
+
+def normalized_name(username: str) -> str:
+    """One key for every spelling of a name: NFKC, case-folded, hashed (short, and no
+    odd characters in cache keys)."""
+    folded = unicodedata.normalize("NFKC", username).casefold().strip()
+    return hashlib.sha256(folded.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+
+
+class FailureLimit:
+    """At most N failures (say, wrong passwords) per `ident` in a sliding window, the
+    rate named `scope` in the throttle rates ("10/hour"). Checking does not count;
+    only record() does, so that people who get it right are never slowed down."""
+
+    def __init__(self, scope: str) -> None:
+        self.scope = scope
+        rate = api_settings.DEFAULT_THROTTLE_RATES.get(scope)
+        self.limit, self.window = ScopedRateThrottle().parse_rate(rate)
+
+    def _key(self, ident: str) -> str:
+        return f"failures_{self.scope}_{ident}"
+
+    def _recent(self, cache: BaseCache, ident: str, now: float) -> list[float]:
+        return [t for t in cache.get(self._key(ident), []) if t > now - self.window]
+
+    def wait(self, ident: str) -> float | None:
+        """Seconds until the next attempt is allowed, or None if it is allowed now."""
+        if self.limit is None:
+            return None
+        now = time.time()
+        recent = shared_cache.run(lambda cache: self._recent(cache, ident, now))
+        if len(recent) < self.limit:
+            return None
+        return max(1.0, min(recent) + self.window - now)
+
+    def check(self, ident: str) -> None:
+        """Raises DRF's Throttled (429 with Retry-After) when over the limit."""
+        wait = self.wait(ident)
+        if wait is not None:
+            raise Throttled(wait=wait)
+
+    def record(self, ident: str) -> None:
+        if self.limit is None:
+            return
+        now = time.time()
+
+        def add(cache: BaseCache) -> None:
+            recent = [*self._recent(cache, ident, now), now][-self.limit :]
+            cache.set(self._key(ident), recent, self.window)
+
+        shared_cache.run(add)

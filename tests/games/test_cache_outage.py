@@ -1,0 +1,166 @@
+"""The cache (Redis) going down: every request still answers, the throttles count in
+the process's memory meanwhile, and count in Redis again once it is back.
+
+Against a real Redis server that the test starts on a spare port, kills and starts
+again; the service's cache is pointed at it for the test."""
+
+import logging
+import time
+
+import pytest
+from django.contrib.auth import get_user_model
+from rest_framework.test import APIClient
+
+from tests.games.helpers import OPEN, act, create_match, view
+from tests.games.server_support import Player
+from tests.redis_server import RedisServer
+
+PASSWORD = "correct horse battery"
+
+
+@pytest.fixture
+def cache_server(settings, tmp_path):
+    """The service's cache on a Redis server of the test's own."""
+    server = RedisServer(tmp_path).start()
+    settings.CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": server.url,
+            "OPTIONS": settings.CACHE_OPTIONS,
+        }
+    }
+    settings.CACHE_RETRY_SECONDS = 0.5
+    rates = {**settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"], "auth": "5/min"}
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": rates}
+    yield server
+    server.stop()
+
+
+def sign_in(address: str, password: str = PASSWORD):
+    return APIClient().post(
+        "/api/v1/auth/token",
+        {"username": "carol", "password": password},
+        format="json",
+        REMOTE_ADDR=address,
+    )
+
+
+def outage_warnings(caplog) -> list[str]:
+    return [r.getMessage() for r in caplog.records if r.name == "games.shared_cache"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_actions_and_sign_ins_answer_while_the_cache_is_down(
+    cache_server, player, other_player, caplog
+):
+    caplog.set_level(logging.WARNING)
+    get_user_model().objects.create_user("carol", password=PASSWORD)
+    _alice, client = player
+    match_id = create_match(client)["id"]
+    first = view(client, match_id)["view"]["legal_actions"][0]
+    assert act(client, match_id, first).status_code == 200
+
+    cache_server.stop()
+    # A person's action commits, their view and the match list answer (nobody is known
+    # to be present), a hint can be asked for.
+    legal = view(client, match_id)["view"]["legal_actions"]
+    acted = act(client, match_id, legal[0])
+    assert acted.status_code == 200, acted.content
+    body = view(client, match_id)
+    assert body["seq"] >= acted.json()["seq"]
+    assert [s["present"] for s in body["seats"]] == [False] * 4
+    assert client.get("/api/v1/matches").status_code == 200
+    if body["status"] == "active" and body["view"]["legal_actions"]:
+        assert client.post(f"/api/v1/matches/{match_id}/hints").status_code == 202
+    # Signing in, up and as a guest, and creating, joining and leaving matches.
+    signed = sign_in("198.51.100.1")
+    assert signed.status_code == 200 and signed.json()["token"]
+    assert sign_in("198.51.100.1", "wrong").status_code == 401
+    assert APIClient().post("/api/v1/auth/guest").status_code == 201
+    second = create_match(client, OPEN)["id"]
+    _bob, bob = other_player
+    assert bob.post(f"/api/v1/matches/{second}/join", {}, format="json").status_code == 200
+    assert client.post(f"/api/v1/matches/{second}/leave").status_code == 200
+    # One warning for the outage, not one per request.
+    assert len(outage_warnings(caplog)) == 1
+    assert "unreachable" in outage_warnings(caplog)[0]
+
+
+@pytest.mark.django_db
+def test_throttles_count_in_the_process_while_the_cache_is_down_and_in_redis_once_back(
+    cache_server, caplog
+):
+    caplog.set_level(logging.WARNING)
+    get_user_model().objects.create_user("carol", password=PASSWORD)
+    sign_in("198.51.100.1")
+    assert cache_server.client().keys("*throttle_auth_198.51.100.1*")
+
+    cache_server.stop()
+    # THROTTLE_AUTH is 5/min here: still 5 a minute per address, counted in memory.
+    statuses = [sign_in("198.51.100.2").status_code for _ in range(7)]
+    assert statuses == [200] * 5 + [429] * 2
+    # Wrong passwords per username too.
+    assert {sign_in(f"198.51.100.{i}", "wrong").status_code for i in range(10, 20)} == {401}
+    assert sign_in("198.51.100.30").status_code == 429
+
+    cache_server.start()
+    time.sleep(0.6)  # CACHE_RETRY_SECONDS
+    statuses = [sign_in("198.51.100.3").status_code for _ in range(6)]
+    assert statuses == [200] * 5 + [429]
+    assert cache_server.client().keys("*throttle_auth_198.51.100.3*")
+    messages = outage_warnings(caplog)
+    assert len(messages) == 2 and "answers again" in messages[1]
+
+
+@pytest.mark.slow
+@pytest.mark.django_db(transaction=True)
+def test_a_real_server_plays_and_streams_while_redis_is_down_and_after(servers, tmp_path):
+    """A uvicorn process whose cache and pub/sub are a Redis server that dies and comes
+    back: actions, views, sign-ins and live streams keep answering throughout."""
+    redis_server = RedisServer(tmp_path).start()
+    server = servers(
+        REDIS_URL=redis_server.url, STREAM_KEEPALIVE_SECONDS="0.5", CACHE_RETRY_SECONDS="0.5"
+    )
+    try:
+        alice, bob = Player(server), Player(server)
+        seats = [{"kind": "me"}, {"kind": "open"}] + [{"kind": "computer"}] * 2
+        match_id = alice.call("POST", "matches", {"seats": seats}, status=201)["id"]
+        bob.call("POST", f"matches/{match_id}/join")
+        bobs = bob.stream(match_id)
+        bobs.wait_for_seq(bob.call("GET", f"matches/{match_id}")["seq"])
+
+        redis_server.stop()
+        before = alice.call("GET", f"matches/{match_id}")
+        moved = _move_once([alice, bob], match_id)
+        bobs.wait_for_seq(moved, timeout=10)  # found by the keep-alive's poll of the log
+        alices = alice.stream(match_id)  # a stream opened while Redis is down
+        alices.wait_for_seq(moved, timeout=10)
+        assert moved > before["seq"]
+        assert Player(server).username.startswith("guest-")
+
+        redis_server.start()
+        moved = _move_once([alice, bob], match_id)
+        bobs.wait_for_seq(moved, timeout=10)
+        alices.wait_for_seq(moved, timeout=10)
+        bobs.close()
+        alices.close()
+        log = server.log()
+        assert "Internal Server Error" not in log, log[-3000:]
+        assert log.count("the cache is unreachable") == 1  # one warning for the outage
+    finally:
+        redis_server.stop()
+
+
+def _move_once(players: list[Player], match_id: str) -> int:
+    """Whoever of `players` is to act takes their first legal action: the new seq."""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        for player in players:
+            body = player.call("GET", f"matches/{match_id}")
+            if body["view"]["legal_actions"]:
+                after = player.call(
+                    "POST", f"matches/{match_id}/actions", body["view"]["legal_actions"][0]
+                )
+                return after["seq"]
+        time.sleep(0.05)
+    raise AssertionError("nobody could move")
