@@ -9,22 +9,20 @@ from django.urls import path
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
 from benchmarks.ceiling.models import Ping
 from euchre_service.urls import urlpatterns as service_urlpatterns
 from games.api_support import StrictSerializer
+from games.throttling import WritesThrottle
 
 
 class PingApi(APIView):
+    throttle_classes = [WritesThrottle]  # like the service's: reads are not throttled
     throttle_scope = "actions"
 
     class InputSerializer(StrictSerializer):
         note = serializers.CharField(max_length=64)
-
-    def get_throttles(self):  # like the service: reads are not throttled, actions are
-        return [ScopedRateThrottle()] if self.request.method == "POST" else []
 
     def get(self, request: Request) -> Response:
         last = Ping.objects.filter(user=request.user).order_by("-id").values("id", "note").first()

@@ -11,6 +11,11 @@ The page for a hand (/admin/games/match/<id>/hand/<number>/) is built from the
 log alone: every seat's cards from the dealt deck, the bidding and each trick
 from the events, all of it checked by replaying the log through the engine, and
 the deal's commitment checked with games.fairness.
+
+The fairness promise holds here too: a hand's deck, salt, dealt cards, kitty and
+the dealer's discard are shown only once the hand is revealed (its hand_revealed
+event), as the players see them, on the hand page and in the event log alike;
+until then, what a spectator may see (selectors.event_for_seat).
 """
 
 import dataclasses
@@ -20,6 +25,7 @@ from typing import Any
 from django.contrib import admin, messages
 from django.contrib.admin.forms import AdminAuthenticationForm
 from django.core.exceptions import PermissionDenied, ValidationError
+from django.db.models import Exists, OuterRef
 from django.http import Http404, HttpRequest
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
@@ -31,6 +37,7 @@ from games.deal_view import seat_cards
 from games.eventlog import LogError, Replayer
 from games.management.match_log import LogProblem, check_events
 from games.models import Event, Hand, Match, Seat, SeatKind
+from games.selectors import event_for_seat
 from games.throttling import FailureLimit, client_address, normalized_name
 
 TEAM_NAMES = ("south-north", "west-east")
@@ -98,6 +105,8 @@ def action_text(action: dict[str, Any], seat: int | None, dealer: int | None) ->
     if kind == "call":
         return f"calls {SUIT_NAMES.get(action.get('suit'), action.get('suit'))}{alone}"
     if kind == "discard":
+        if "card" not in action:
+            return "discards a card"  # not revealed yet
         return f"discards {card_view(action['card'])['text']}"
     if kind == "play":
         return f"plays {card_view(action['card'])['text']}"
@@ -134,7 +143,8 @@ def hand_record(match: Match, number: int) -> dict[str, Any]:
     hand_events = events[start:end]
     dealt = events[start].payload
     dealer = dealt["dealer"]
-    deck = dealt.get("deck") or []
+    shown = any(e.type == "hand_revealed" for e in hand_events)
+    deck = (dealt.get("deck") or []) if shown else []  # no cards before the reveal
 
     players = _players_at(events[:end])
     replay = _replay(events, start, end)
@@ -169,7 +179,7 @@ def hand_record(match: Match, number: int) -> dict[str, Any]:
     result = None
     revealed = None
     for event in hand_events:
-        p = event.payload
+        p = admin_payload(event, shown)
         if event.type in ("bid", "discard"):
             bidding.append(
                 {
@@ -207,7 +217,8 @@ def hand_record(match: Match, number: int) -> dict[str, Any]:
     for play in current:  # a trick still being played
         play["seat_name"] = seat_name(play["seat"])
 
-    salt, commitment = dealt.get("salt", ""), dealt.get("commitment", "")
+    salt = dealt.get("salt", "") if shown else ""
+    commitment = dealt.get("commitment", "")
     return {
         "number": number,
         "first_seq": events[start].seq,
@@ -217,7 +228,9 @@ def hand_record(match: Match, number: int) -> dict[str, Any]:
         "upcard": card_view(dealt["upcard"]),
         "upcard_fate": (state_view.get("upcard_fate") or "").replace("_", " "),
         "kitty": [card_view(c) for c in deck[20:]],
-        "discard": card_view(state_view["discard"]) if state_view.get("discard") else None,
+        "discard": (
+            card_view(state_view["discard"]) if shown and state_view.get("discard") else None
+        ),
         "trump": SUIT_NAMES.get(trump, trump) if trump else None,
         "trump_symbol": SUIT_SYMBOLS.get(trump, "") if trump else "",
         "bidding": bidding,
@@ -230,19 +243,26 @@ def hand_record(match: Match, number: int) -> dict[str, Any]:
         "commitment": commitment,
         "commitment_ok": bool(deck) and fairness.verify(deck, salt, commitment),
         "revealed": revealed,
+        "cards_shown": shown,
         "problem": replay["problem"],
         "events": [
             {
                 "seq": e.seq,
                 "type": e.type,
                 "seat": seat_name(e.seat) if e.seat is not None else "",
-                "payload": json.dumps(e.payload, sort_keys=True),
+                "payload": json.dumps(admin_payload(e, shown), sort_keys=True),
             }
             for e in hand_events
         ],
         "previous": number - 1 if number - 1 in numbers else None,
         "next": number + 1 if number + 1 in numbers else None,
     }
+
+
+def admin_payload(event: Event, revealed: bool) -> dict[str, Any]:
+    """An event's payload as the admin shows it: everything once its hand is revealed,
+    before that only what a spectator of the match may see (no deck, salt or discard)."""
+    return event_for_seat(event, None, finished=revealed)["payload"]
 
 
 def _seat_cards(deck: list[str], dealer: int, seat: int) -> list[str]:
@@ -626,6 +646,14 @@ class EventAdmin(ReadOnlyMixin, admin.ModelAdmin):
     fields = ("match_link", "seq", "type", "seat_name", "payload_pretty", "created_at")
     readonly_fields = ("match_link", "seat_name", "payload_pretty")
 
+    def get_queryset(self, request: HttpRequest):
+        # Whether each event's hand has been revealed: a hand's reveal is the first
+        # hand_revealed after any of its events.
+        later_reveal = Event.objects.filter(
+            match=OuterRef("match"), type="hand_revealed", seq__gt=OuterRef("seq")
+        )
+        return super().get_queryset(request).annotate(revealed=Exists(later_reveal))
+
     @admin.display(description="match")
     def match_link(self, obj: Event) -> str:
         return format_html(
@@ -638,9 +666,10 @@ class EventAdmin(ReadOnlyMixin, admin.ModelAdmin):
 
     @admin.display(description="payload")
     def payload_summary(self, obj: Event) -> str:
-        text = json.dumps(obj.payload, sort_keys=True)
+        text = json.dumps(admin_payload(obj, obj.revealed), sort_keys=True)
         return text if len(text) <= 120 else text[:117] + "..."
 
     @admin.display(description="payload")
     def payload_pretty(self, obj: Event) -> str:
-        return format_html("<pre>{}</pre>", json.dumps(obj.payload, indent=2, sort_keys=True))
+        payload = admin_payload(obj, obj.revealed)
+        return format_html("<pre>{}</pre>", json.dumps(payload, indent=2, sort_keys=True))

@@ -1,5 +1,6 @@
 """The REST API: one view per operation, each authenticate, validate, call, answer."""
 
+import re
 from typing import Any
 
 from django.contrib.auth import get_user_model
@@ -18,9 +19,12 @@ from rest_framework.views import APIView
 from bots.players import DEFAULT_LEVEL, PLAYERS
 from games import accounts, hints, selectors, services
 from games.api_support import ErrorSerializer, StrictBooleanField, StrictSerializer
-from games.errors import Conflict
+from games.errors import BadInput, Conflict
 from games.models import HintStatus, MatchStatus
 from games.throttling import ServiceThrottle, WritesThrottle
+
+# Visible ASCII, no spaces: a UUID, base64 or hex token all fit.
+IDEMPOTENCY_KEY = re.compile(r"[!-~]{1,128}")
 
 ERRORS = {code: ErrorSerializer for code in (400, 401, 404, 409, 413, 422, 429)}
 
@@ -375,10 +379,17 @@ class MatchActionApi(APIView):
         parameters=[
             OpenApiParameter(
                 "Idempotency-Key",
-                str,
+                {
+                    "type": "string",
+                    "minLength": 1,
+                    "maxLength": 128,
+                    "pattern": "^[!-~]+$",
+                },
                 OpenApiParameter.HEADER,
                 required=False,
-                description="Sending the same key again gives the first response again.",
+                description="Sending the same key again with the same request gives the first "
+                "response again; with a different request, 422 idempotency_key_mismatch. "
+                "1 to 128 visible ASCII characters (else 400 invalid_idempotency_key).",
             )
         ],
         responses={200: MatchViewSerializer, **ERRORS},
@@ -391,8 +402,11 @@ class MatchActionApi(APIView):
         action = dict(serializer.validated_data)
         expected_seq = action.pop("expected_seq", None)
         key = request.headers.get("Idempotency-Key")
-        if key is not None and not 1 <= len(key) <= 128:
-            raise Conflict("invalid_idempotency_key", "An Idempotency-Key has 1 to 128 characters.")
+        if key is not None and not IDEMPOTENCY_KEY.fullmatch(key):
+            raise BadInput(
+                "invalid_idempotency_key",
+                "An Idempotency-Key is 1 to 128 visible ASCII characters (no spaces), e.g. a UUID.",
+            )
         result = services.action_submit(
             match_id=match.pk,
             seat_index=seat,

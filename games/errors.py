@@ -35,6 +35,12 @@ class RuleViolation(ServiceError):
     status = 422
 
 
+class Unprocessable(ServiceError):
+    """Well-formed, but cannot be done as asked (e.g. a key reused for another request)."""
+
+    status = 422
+
+
 # Engine codes that are about malformed input or timing rather than the rules.
 _BAD_INPUT_CODES = {"invalid_action", "invalid_card", "invalid_suit", "invalid_option"}
 _CONFLICT_CODES = {"not_your_turn", "sitting_out"}

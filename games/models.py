@@ -186,6 +186,10 @@ class IdempotentResponse(models.Model):
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE)
     key = models.CharField(max_length=128)
     match = models.ForeignKey(Match, on_delete=models.CASCADE)
+    # sha256 of what was asked (services.request_fingerprint): the same key with another
+    # request is refused rather than answered with this one's response. Empty on rows
+    # stored before it was kept.
+    request_hash = models.CharField(max_length=64, blank=True, default="")
     status_code = models.PositiveSmallIntegerField()
     body = models.JSONField()
     created_at = models.DateTimeField(auto_now_add=True)

@@ -6,9 +6,13 @@ the next computer player's turn. People's and computer players' actions take
 the same path: action_submit.
 """
 
+import hashlib
+import json
 from dataclasses import dataclass
 from typing import Any
 
+from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
 from django.utils import timezone
@@ -16,7 +20,7 @@ from django.utils import timezone
 from bots.players import DEFAULT_LEVEL, PLAYERS
 from games import engine as E
 from games import eventlog, fairness, live, projections, timers
-from games.errors import BadInput, Conflict, NotFound, from_rule_error
+from games.errors import BadInput, Conflict, NotFound, Unprocessable, from_rule_error
 from games.eventlog import NewEvent
 from games.models import IdempotentResponse, Match, MatchStatus, Seat, SeatKind
 from games.selectors import is_match_id, player_view_get
@@ -72,6 +76,7 @@ def match_create(
         raise from_rule_error(exc) from exc
 
     with transaction.atomic():
+        _room_for_another_match(user)
         match = Match.objects.create(
             created_by=user,
             options=rules.to_dict(),
@@ -135,10 +140,29 @@ def match_join(*, match_id: Any, user: AbstractBaseUser, seat_index: int | None 
         seat = open_seats.order_by("index").first()
         if seat is None:
             raise Conflict("seat_taken", "That seat is not open.")
+        _room_for_another_match(user)
         seat.kind, seat.user = SeatKind.HUMAN, user
         seat.save(update_fields=["kind", "user"])
         _commit_events(match, eventlog.load(match), [_seat_taken(seat)])
     return match
+
+
+def _room_for_another_match(user: AbstractBaseUser) -> None:
+    """Refuses a seat at one more match to a person who already sits at
+    MAX_ACTIVE_MATCHES_PER_USER matches waiting or being played (each one can keep a
+    worker busy with computer turns). Locks the user's row first, so that two requests
+    of theirs at once cannot both take the last place."""
+    get_user_model().objects.select_for_update().filter(pk=user.pk).first()
+    limit = settings.MAX_ACTIVE_MATCHES_PER_USER
+    active = Seat.objects.filter(
+        user=user, match__status__in=[MatchStatus.WAITING, MatchStatus.ACTIVE]
+    ).count()
+    if active >= limit:
+        raise Conflict(
+            "too_many_active_matches",
+            f"You already sit at {active} matches that are waiting or being played "
+            f"(at most {limit}): finish or leave one first.",
+        )
 
 
 def match_leave(*, match_id: Any, user: AbstractBaseUser, level: str = "") -> Match:
@@ -225,12 +249,14 @@ def action_submit(
     with transaction.atomic():
         match = _locked_match(match_id)
         if idempotency_key is not None:
+            fingerprint = request_fingerprint("match_action", match.pk, action, expected_seq)
             stored = IdempotentResponse.objects.filter(user=user, key=idempotency_key).first()
             if stored is not None:
-                if stored.match_id != match.pk:
-                    raise Conflict(
-                        "idempotency_key_reused",
-                        "This Idempotency-Key was already used for another match.",
+                if stored.match_id != match.pk or stored.request_hash not in ("", fingerprint):
+                    raise Unprocessable(
+                        "idempotency_key_mismatch",
+                        "This Idempotency-Key was already used for a different request: "
+                        "use a new key for a new request.",
                     )
                 return ActionResponse(stored.status_code, stored.body)
         if match.status == MatchStatus.FINISHED:
@@ -259,11 +285,23 @@ def action_submit(
             try:
                 with transaction.atomic():
                     IdempotentResponse.objects.create(
-                        user=user, key=idempotency_key, match=match, status_code=200, body=body
+                        user=user,
+                        key=idempotency_key,
+                        match=match,
+                        request_hash=fingerprint,
+                        status_code=200,
+                        body=body,
                     )
             except IntegrityError as exc:  # pragma: no cover - the match lock makes this rare
                 raise Conflict("idempotency_key_reused", "Retry with the same key.") from exc
     return ActionResponse(200, body)
+
+
+def request_fingerprint(endpoint: str, match_id: Any, *parts: Any) -> str:
+    """sha256 of a request as the service understood it (its endpoint, match and input,
+    as canonical JSON), stored beside an idempotent response."""
+    text = json.dumps([endpoint, str(match_id), *parts], sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def _locked_match(match_id: Any) -> Match:

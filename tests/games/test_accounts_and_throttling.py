@@ -305,3 +305,56 @@ def test_wrong_admin_passwords_are_limited_per_username_across_addresses(client)
     get_user_model().objects.create_superuser("ops", password=PASSWORD)
     ok = admin_login(client, "ops", PASSWORD, REMOTE_ADDR="198.51.100.99")
     assert ok.status_code == 302 and client.get("/admin/").status_code == 200
+
+
+# ---------------------------------------------------------------- devices
+
+
+@pytest.mark.django_db
+def test_signing_in_on_a_51st_device_retires_the_oldest_token_instead_of_a_403():
+    from knox.models import AuthToken
+
+    user = get_user_model().objects.create_user("dana", password=PASSWORD)
+    devices = [AuthToken.objects.create(user)[1] for _ in range(50)]  # TOKEN_LIMIT_PER_USER
+    newest = sign_in("dana", PASSWORD)
+    assert newest.status_code == 200, newest.content
+    assert AuthToken.objects.filter(user=user).count() == 50
+
+    def works(token: str) -> bool:
+        client = APIClient()
+        client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
+        return client.get("/api/v1/matches").status_code == 200
+
+    assert works(newest.json()["token"])
+    assert not works(devices[0])  # the oldest device signs in again
+    assert all(works(token) for token in devices[1:3] + devices[-2:])
+    again = sign_in("dana", PASSWORD)
+    assert again.status_code == 200 and not works(devices[1])
+
+
+def test_every_throttled_view_uses_the_one_fail_open_throttle_base():
+    """So that every throttled endpoint keys on the real address and survives the cache
+    going down (games.throttling.ServiceThrottle)."""
+    from django.urls import get_resolver
+    from rest_framework.settings import api_settings
+
+    from games.throttling import ServiceThrottle
+
+    assert api_settings.DEFAULT_THROTTLE_CLASSES == []
+    throttled = {}
+    for pattern in get_resolver().url_patterns:
+        view = getattr(pattern.callback, "view_class", None)
+        if view is not None and getattr(view, "throttle_classes", None):
+            throttled[str(pattern.pattern)] = view.throttle_classes
+    assert {
+        "api/v1/auth/register",
+        "api/v1/auth/token",
+        "api/v1/auth/guest",
+        "api/v1/matches",
+        "api/v1/matches/<str:match_id>/join",
+        "api/v1/matches/<str:match_id>/leave",
+        "api/v1/matches/<str:match_id>/actions",
+        "api/v1/matches/<str:match_id>/hints",
+    } <= set(throttled)
+    for path, classes in throttled.items():
+        assert all(issubclass(c, ServiceThrottle) for c in classes), path

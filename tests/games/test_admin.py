@@ -1,6 +1,8 @@
 """The admin: match list, seats and hands, the read-only event log, and the page for a hand."""
 
 import datetime
+import html
+import json
 
 import pytest
 from django.test import TestCase
@@ -314,3 +316,78 @@ def test_the_hand_page_of_a_hand_thrown_in_shows_eight_passes_and_no_trick(admin
     assert hand["result"]["text"].startswith("thrown in")
     assert hand["revealed"]["same_as_dealt"] and hand["commitment_ok"]
     assert hand_url(match, 2) in response.content.decode()
+
+
+# ---------------------------------------------------------------- the fairness promise
+
+
+def _running_match_in_its_second_hand(alice) -> Match:
+    """Hand 1 thrown in (eight passes) and revealed; hand 2 dealt, its dealer has
+    picked up and discarded: nothing of hand 2 is revealed yet."""
+    match = services.match_create(
+        user=alice,
+        seats=[SeatSpec("me")] + [SeatSpec("computer", "random")] * 3,
+        options={"stick_the_dealer": False},
+    )
+
+    def act(action: dict) -> None:
+        match.refresh_from_db()
+        seat = eventlog.load_state(match).turn
+        services.action_submit(match_id=match.pk, seat_index=seat, action=action)
+
+    for _ in range(8):
+        act({"type": "pass"})
+    act({"type": "order_up"})
+    match.refresh_from_db()
+    dealer = eventlog.load_state(match).turn  # the dealer discards now
+    dealt = match.events.filter(type="hand_dealt").order_by("-seq").first().payload
+    hand = seat_cards(dealt["deck"], dealt["dealer"], dealer)
+    act({"type": "discard", "card": hand[0]})
+    return match
+
+
+def secrets_of(dealt: dict) -> list[str]:
+    return [dealt["salt"], " ".join(dealt["deck"]), json.dumps(dealt["deck"])]
+
+
+def test_the_admin_shows_no_card_of_a_hand_not_yet_revealed(admin_client, alice):
+    match = _running_match_in_its_second_hand(alice)
+    first, second = (e.payload for e in match.events.filter(type="hand_dealt").order_by("seq"))
+    discard = match.events.get(type="discard").payload["action"]["card"]
+
+    page = admin_client.get(hand_url(match, 2))
+    hand = page.context["hand"]
+    text = html.unescape(page.content.decode())
+    for secret in secrets_of(second):
+        assert secret not in text
+    assert f'"card": "{discard}"' not in text
+    assert not hand["cards_shown"] and 'id="cards-hidden"' in text
+    assert all(seat["cards"] == [] for seat in hand["seats"])
+    assert hand["kitty"] == [] and hand["deck"] == [] and hand["salt"] == ""
+    assert hand["discard"] is None
+    assert [b["text"] for b in hand["bidding"]][-1] == "discards a card"
+    assert hand["commitment"] == second["commitment"]  # the commitment is public
+    # Hand 1 was revealed: all of it is shown.
+    shown = admin_client.get(hand_url(match, 1)).context["hand"]
+    assert shown["cards_shown"] and [c["code"] for c in shown["deck"]] == first["deck"]
+
+    # The event log: hand 2's deal and discard without the secrets; hand 1's whole.
+    listing = admin_client.get(url("event_changelist"), {"match__id__exact": str(match.pk)})
+    text = html.unescape(listing.content.decode())
+    assert '"type": "discard"' in text
+    assert second["salt"] not in text and f'"card": "{discard}"' not in text
+    for event_type in ("hand_dealt", "discard"):
+        event = match.events.filter(type=event_type).order_by("-seq").first()
+        detail = html.unescape(admin_client.get(url("event_change", event.pk)).content.decode())
+        for secret in secrets_of(second):
+            assert secret not in detail, event_type
+        assert f'"card": "{discard}"' not in detail
+
+
+def test_once_the_hand_is_revealed_the_admin_shows_its_cards(admin_client, finished):
+    for event in finished.events.filter(type__in=["hand_dealt", "discard"]):
+        detail = html.unescape(admin_client.get(url("event_change", event.pk)).content.decode())
+        if event.type == "hand_dealt":
+            assert event.payload["salt"] in detail
+        else:
+            assert f'"card": "{event.payload["action"]["card"]}"' in detail

@@ -163,3 +163,47 @@ def test_an_illegal_left_bower_play_over_http_says_why_and_changes_nothing(playe
             assert act(client, match_id, keep_jacks[0]).status_code == 200
             body = view(client, match_id)
     raise AssertionError("no left bower refusal in 10 matches")
+
+
+@pytest.mark.django_db
+def test_an_idempotency_key_reused_with_a_different_request_is_a_422(player):
+    _user, client = player
+    match_id = create_match(client)["id"]
+    other_match = create_match(client)["id"]
+    key = {"HTTP_IDEMPOTENCY_KEY": "6f1c2a9e-key-1"}
+    first = act(client, match_id, {"type": "pass"}, **key)
+    assert first.status_code == 200
+    seq = seq_of(match_id)
+    again = act(client, match_id, {"type": "pass"}, **key)
+    assert again.status_code == 200 and again.json() == first.json()
+    for body in (
+        {"type": "order_up"},
+        {"type": "pass", "expected_seq": first.json()["seq"] - 1},
+        {"type": "pass", "alone": False},
+    ):
+        mismatch = act(client, match_id, body, **key)
+        assert_error(mismatch, 422, "idempotency_key_mismatch")
+    assert_error(act(client, other_match, {"type": "pass"}, **key), 422, "idempotency_key_mismatch")
+    assert seq_of(match_id) == seq and seq_of(other_match) == view(client, other_match)["seq"]
+    assert view(client, other_match)["view"]["legal_actions"]  # nothing was applied there
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "key", ["", "x" * 129, "has space", "tab\there", "clé", "\u202e", "line\nbreak"]
+)
+def test_an_idempotency_key_of_the_wrong_length_or_characters_is_a_400(player, key):
+    _user, client = player
+    match_id = create_match(client)["id"]
+    seq = seq_of(match_id)
+    response = act(client, match_id, {"type": "pass"}, HTTP_IDEMPOTENCY_KEY=key)
+    assert_error(response, 400, "invalid_idempotency_key")
+    assert seq_of(match_id) == seq
+
+
+@pytest.mark.django_db
+def test_an_idempotency_key_of_128_visible_characters_is_fine(player):
+    _user, client = player
+    match_id = create_match(client)["id"]
+    key = ("A-z0-9_.:+/=~!" * 10)[:128]
+    assert act(client, match_id, {"type": "pass"}, HTTP_IDEMPOTENCY_KEY=key).status_code == 200
