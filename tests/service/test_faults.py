@@ -304,6 +304,8 @@ def test_redis_and_postgresql_killed_under_load_lose_no_acknowledged_action(stor
             "COMPUTER_TURN_STALE_AFTER": "2",
             "CACHE_RETRY_SECONDS": "1",
             "LOG_LEVEL": "WARNING",
+            # gunicorn's control socket is one path per user: concurrent test runs share none
+            "GUNICORN_CMD_ARGS": "--no-control-socket",
         },
     )
     clients: list[Client] = []
