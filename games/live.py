@@ -254,8 +254,12 @@ class Hub:
                     self.notify(match_id, int(message["data"]))
             except asyncio.CancelledError:
                 raise
-            except Exception as exc:
+            except (redis.RedisError, OSError) as exc:
                 self.subscription.failed(exc)
+                await asyncio.sleep(1)
+                await self._resubscribe()
+            except Exception:  # a bug, not an outage: say where, then carry on
+                log.exception("the live-updates listener failed; subscribing again")
                 await asyncio.sleep(1)
                 await self._resubscribe()
 

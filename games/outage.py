@@ -38,7 +38,6 @@ class Outage:
                 type(exc).__name__,
                 exc,
                 self.consequence,
-                exc_info=exc,
             )
 
     def succeeded(self) -> None:
