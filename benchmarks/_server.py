@@ -377,31 +377,22 @@ class Stack:
             time.sleep(0.5)
         raise SystemExit(f"the Celery worker did not answer a ping:\n{self.log_tail('celery')}")
 
-    def start_beat(self, timeout: float = 60) -> None:
-        """celery beat (the periodic sweep of waiting matches), its schedule file in log_dir."""
-        state = self.log_dir / f"beat-{os.getpid()}"
+    def start_beat(self, timeout: float = 60) -> subprocess.Popen:
+        """`celery beat` (the periodic sweep that re-queues lost computer turns), its
+        schedule file in the log directory."""
         proc = self._start(
             "beat",
-            [
-                sys.executable,
-                "-m",
-                "celery",
-                "-A",
-                "euchre_service",
-                "beat",
-                "--loglevel",
-                "INFO",
-                "-s",
-                f"{state}-schedule",
-                "--pidfile",
-                f"{state}.pid",
-            ],
-        )
+            [sys.executable, "-m", "celery", "-A", "euchre_service", "beat",
+             "--loglevel", "INFO", "-s", str(self.log_dir / "beat-schedule")],
+        )  # fmt: skip
         deadline = time.monotonic() + timeout
-        while "beat: Starting" not in self.log_tail("beat", 200):
-            if proc.poll() is not None or time.monotonic() > deadline:
+        while "beat: Starting" not in self.log_tail("beat"):
+            if proc.poll() is not None:
+                raise SystemExit(f"celery beat exited:\n{self.log_tail('beat')}")
+            if time.monotonic() > deadline:
                 raise SystemExit(f"celery beat did not start:\n{self.log_tail('beat')}")
             time.sleep(0.2)
+        return proc
 
     def process_groups(self) -> set[int]:
         return {proc.pid for _name, proc in self.processes}

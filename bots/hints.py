@@ -75,6 +75,8 @@ def explain(seen: Seen, action: dict[str, Any]) -> str:
         return _explain_discard(seen, CARD[action["card"]])
     if kind == "play":
         return _explain_play(seen, CARD[action["card"]])
+    if kind == "defend_alone":
+        return f"defend alone: {_holding(seen.hand, seen.trump)}, enough to euchre the makers alone"
     return "pass: defending alone rarely pays; let your partner help"
 
 

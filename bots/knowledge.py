@@ -45,6 +45,7 @@ class Seen:
     voids: list[int]  # per seat, a bitmask of the effective suits it showed void in
     sizes: list[int]
     bids: list[dict[str, Any]]
+    bid_phases: list[str]  # per bid: "bid1", "bid2" or "defend" (see bid_phases)
     legal: list[dict[str, Any]]
     scores: list[int]
     options: dict[str, Any]
@@ -59,6 +60,30 @@ class Seen:
     @property
     def trick_size(self) -> int:
         return 4 - sum(self.out)
+
+
+def bid_phases(bids: list[dict[str, Any]]) -> list[str]:
+    """The phase each of a hand's bids (the view's `hand.bids`) was made in.
+
+    The view lists round-one bids, round-two bids and the defenders' decisions
+    (with the defending_alone option) in one list, and a defender declining to
+    defend alone is a "pass" like any other. Bidding runs as the engine runs it:
+    round one until four passes, then round two; the bid that makes trump (an
+    order up or a call) ends it, and every entry after it is a defend decision."""
+    phases = []
+    phase, passes = "bid1", 0
+    for bid in bids:
+        phases.append(phase)
+        kind = bid["type"]
+        if phase == "defend":
+            continue
+        if kind == "pass":
+            passes += 1
+            if phase == "bid1" and passes == 4:
+                phase, passes = "bid2", 0
+        else:  # order_up or call: trump is made, the defenders decide next
+            phase = "defend"
+    return phases
 
 
 def read_view(view: dict[str, Any]) -> Seen:
@@ -146,6 +171,7 @@ def read_view(view: dict[str, Any]) -> Seen:
         voids=voids,
         sizes=sizes,
         bids=hand["bids"],
+        bid_phases=bid_phases(hand["bids"]),
         legal=view["legal_actions"],
         scores=list(view["scores"]),
         options=view["options"],

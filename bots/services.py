@@ -1,35 +1,55 @@
 """A computer player's turn, played through the same path as a person's action."""
 
+import logging
 import random
 from typing import Any
 
+from django.conf import settings
 from django.utils import timezone
 
 from bots.hints import recommend
 from bots.players import choose_action
+from bots.players.hard import Budget
 from games import engine as E
 from games import eventlog
 from games.errors import Conflict
-from games.models import Hint, HintStatus, Match
-from games.services import action_submit
-from games.turns import computer_seat
+from games.models import Hint, HintStatus, Match, MatchStatus, SeatKind
+from games.services import action_submit, match_abandon
+from games.turns import plays_for_computer
+
+log = logging.getLogger(__name__)
+
+# The simpler player a seat falls back to when its own raises (then the first legal action).
+FALLBACK_LEVEL = "medium"
+
+
+def hard_budget() -> Budget:
+    # At least one deal and playout: a search of none has nothing to choose by.
+    return Budget(samples=max(1, settings.HARD_SAMPLES), playouts=max(1, settings.HARD_PLAYOUTS))
+
+
+def hint_budget() -> Budget:
+    return Budget(samples=max(1, settings.HINT_SAMPLES), playouts=max(1, settings.HINT_PLAYOUTS))
 
 
 def computer_turn_play(*, match_id: Any, expected_seq: int) -> bool:
     """Play the computer seat's move if the match is still where the task expects it.
-    Returns whether a move was applied; a stale or duplicated task does nothing."""
+    Returns whether a move was applied; a stale or duplicated task does nothing. A
+    match at which no person sits any more is abandoned instead of played."""
     match = Match.objects.filter(pk=match_id).first()
-    if match is None or match.seq != expected_seq:
+    if match is None or match.seq != expected_seq or match.status != MatchStatus.ACTIVE:
+        return False
+    seats = list(match.seats.all())  # one read for both questions
+    if not any(s.kind == SeatKind.HUMAN for s in seats):
+        match_abandon(match_id=match.pk)
         return False
     state = eventlog.load(match).state
-    if state.turn is None:
-        return False
-    seat = computer_seat(match, state.turn)
-    if seat is None:
+    seat = next((s for s in seats if s.index == state.turn), None)
+    if seat is None or not plays_for_computer(seat):
         return False
     view = E.player_view(state, seat.index)
     rng = random.Random(f"{match.pk}:{expected_seq}")
-    action = choose_action(seat.bot_level, view, rng)
+    action = computer_action(seat.bot_level, view, rng, where=f"match {match.pk} seat {seat.index}")
     try:
         action_submit(
             match_id=match.pk, seat_index=seat.index, action=action, expected_seq=expected_seq
@@ -39,8 +59,37 @@ def computer_turn_play(*, match_id: Any, expected_seq: int) -> bool:
     return True
 
 
+def computer_action(level: str, view: dict[str, Any], rng: random.Random, where: str) -> dict:
+    """The seat's action by its level; never raises, so a match cannot freeze on a
+    computer player's bug. A level that raises, or answers with an action that is not
+    legal, is logged as an error and the seat falls back to Medium for this move, then
+    to the first legal action."""
+    legal = view["legal_actions"]
+    for name in dict.fromkeys((level, FALLBACK_LEVEL)):
+        try:
+            action = choose_action(name, view, rng, hard_budget=hard_budget())
+        except Exception:
+            log.exception(
+                "computer player failed: %s, level %s, phase %s; falling back",
+                where,
+                name,
+                view.get("phase"),
+            )
+            continue
+        if action in legal:
+            return action
+        log.error(
+            "computer player chose an illegal action: %s, level %s, %r; falling back",
+            where,
+            name,
+            action,
+        )
+    return legal[0]
+
+
 def hint_compute(*, hint_id: Any) -> str:
-    """Work out a pending hint with the seat's own view, unless the match moved on."""
+    """Work out a pending hint with the seat's own view, unless the match moved on. A
+    hint whose working out raises ends as failed (code hint_failed), never pending."""
     hint = Hint.objects.select_related("match").filter(pk=hint_id).first()
     if hint is None or hint.status != HintStatus.PENDING:
         return "gone"
@@ -48,12 +97,20 @@ def hint_compute(*, hint_id: Any) -> str:
         hint.status = HintStatus.STALE
     else:
         view = E.player_view(eventlog.load(hint.match).state, hint.seat)
-        advice = recommend(view, random.Random(f"hint:{hint.pk}"))
-        hint.status, hint.action, hint.explanation = (
-            HintStatus.DONE,
-            advice["action"],
-            advice["explanation"],
-        )
+        try:
+            advice = recommend(view, random.Random(f"hint:{hint.pk}"), hint_budget())
+        except Exception:
+            log.exception(
+                "hint failed: hint %s, match %s seat %s", hint.pk, hint.match_id, hint.seat
+            )
+            hint.status, hint.code = HintStatus.FAILED, "hint_failed"
+            hint.explanation = "The hint could not be worked out; ask again or play on."
+        else:
+            hint.status, hint.action, hint.explanation = (
+                HintStatus.DONE,
+                advice["action"],
+                advice["explanation"],
+            )
     hint.completed_at = timezone.now()
-    hint.save(update_fields=["status", "action", "explanation", "completed_at"])
+    hint.save(update_fields=["status", "code", "action", "explanation", "completed_at"])
     return hint.status

@@ -261,10 +261,23 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": float(os.environ.get("COMPUTER_TURN_SWEEP_EVERY", "15")),
     },
 }
-# Seconds a computer player waits before moving (pacing for people watching).
+# Seconds a computer player waits before moving (pacing for people watching): the turn
+# task's countdown, so a waiting turn holds no worker.
 COMPUTER_MOVE_DELAY = float(os.environ.get("COMPUTER_MOVE_DELAY", "0"))
 # A match waiting this long on a computer player is re-queued by the sweep.
 COMPUTER_TURN_STALE_AFTER = int(os.environ.get("COMPUTER_TURN_STALE_AFTER", "20"))
+# Hard's search per decision (bots/players/hard.py Budget): deals of the hidden cards and
+# playouts, for a computer seat and for a hint. Counted, not timed; tests set them low.
+HARD_SAMPLES = int(os.environ.get("HARD_SAMPLES", "48"))
+HARD_PLAYOUTS = int(os.environ.get("HARD_PLAYOUTS", "240"))
+HINT_SAMPLES = int(os.environ.get("HINT_SAMPLES", "96"))
+HINT_PLAYOUTS = int(os.environ.get("HINT_PLAYOUTS", "480"))
+# A hint still pending this long (its task lost) is ended by the sweep as failed.
+HINT_STALE_AFTER = int(os.environ.get("HINT_STALE_AFTER", "60"))
+# A computer turn that fails on a database error is retried this often, backing off
+# 1, 2, 4, ... seconds (at most COMPUTER_TURN_RETRY_BACKOFF_MAX), before the sweep's turn.
+COMPUTER_TURN_MAX_RETRIES = int(os.environ.get("COMPUTER_TURN_MAX_RETRIES", "5"))
+COMPUTER_TURN_RETRY_BACKOFF_MAX = int(os.environ.get("COMPUTER_TURN_RETRY_BACKOFF_MAX", "8"))
 # In-process mode (no workers) enforces turn timers with a timer thread per deadline.
 TURN_TIMER_THREADS = env_bool("TURN_TIMER_THREADS", True)
 # The sweep also enforces turn deadlines passed by this many seconds (a lost timer task).

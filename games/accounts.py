@@ -1,4 +1,4 @@
-"""Accounts: guests, signing in, and each device's token."""
+"""Accounts: registering, guests, signing in, and each device's token."""
 
 import datetime
 import secrets

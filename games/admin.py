@@ -209,6 +209,12 @@ def hand_record(match: Match, number: int) -> dict[str, Any]:
             current = []
         elif event.type in ("hand_scored", "hand_thrown_in"):
             result = _result(event)
+        elif event.type == "match_abandoned":
+            result = {
+                "text": "abandoned: no person was left at the table",
+                "seq": event.seq,
+                "scores": p.get("scores"),
+            }
         elif event.type == "hand_revealed":
             revealed = {
                 "seq": event.seq,

@@ -511,6 +511,13 @@ class HintSerializer(serializers.Serializer):
     status = serializers.ChoiceField(choices=HintStatus.choices)
     action = serializers.DictField(allow_null=True, help_text="The suggested action, when done.")
     explanation = serializers.CharField(allow_null=True)
+    code = serializers.CharField(
+        allow_null=True,
+        help_text=(
+            "Why a failed hint failed: hint_failed (working it out raised), hint_timed_out "
+            "(not worked out in time), hint_service_unavailable (it could not be queued)."
+        ),
+    )
 
 
 class HintRequestApi(APIView):

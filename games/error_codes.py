@@ -83,12 +83,17 @@ CATALOGUE: dict[str, ErrorCode] = {
     "card_not_in_hand": C((422,), "You do not hold that card."),
     "must_follow_suit": C((422,), "You hold a card of the suit led and must play one."),
     "illegal_action": C((422,), "The action is not legal now, for another reason the detail gives."),  # noqa: E501
+    # ------------------------------------------------ a hint's `code` when its status is failed
+    # (not an error answer: the hint's own body, from POST .../hints or GET /hints/{id})
+    "hint_failed": C((200, 202), "Working the hint out raised an error (logged)."),
+    "hint_timed_out": C((200, 202), "The hint was not worked out in time."),
+    "hint_service_unavailable": C((200, 202), "The hint could not be queued; ask again."),
 }
 # fmt: on
 
 # Codes of the rules engine that no request can reach (the engine's own checks of what the
 # service hands it); tests/games/test_error_codes.py knows them, the API never answers them.
-ENGINE_INTERNAL = {"invalid_deck", "inconsistent_sample"}
+ENGINE_INTERNAL = {"invalid_deck", "inconsistent_sample", "invalid_seed", "invalid_state"}
 
 
 def status_of(code: str, default: int) -> int:
@@ -111,6 +116,7 @@ def render_markdown() -> str:
         "for programs to switch on, `detail` is a sentence for a person. Some add fields:",
         "`errors` (per-field problems, with `invalid_input`), `seq` (the match's newest event,",
         "with the rules codes and `stale_sequence`), `retry_after` (seconds, with 429).",
+        "A code with a 2xx status is not an error answer: it is a failed hint's `code`.",
         "",
         "Generated from `games/error_codes.py` (`python -m games.error_codes > docs/errors.md`);",
         "a test fails if this page and the code differ.",

@@ -16,6 +16,7 @@ Event types and their payloads (the seat is on the event, not in the payload):
     hand_thrown_in  {hand}
     hand_revealed   {hand, deck, salt, commitment}
     match_finished  {winner, scores}
+    match_abandoned {scores}       no person sits at the match any more; nothing follows
 """
 
 from collections import OrderedDict
@@ -44,6 +45,25 @@ NO_ENGINE_EFFECT = (
     "seat_returned",
     "match_started",
     "hand_revealed",
+)
+# Every event type, in the order they are listed above.
+EVENT_TYPES = (
+    "match_created",
+    "seat_taken",
+    "seat_left",
+    "seat_timed_out",
+    "seat_returned",
+    "match_started",
+    "hand_dealt",
+    "bid",
+    "discard",
+    "card_played",
+    "trick_won",
+    "hand_scored",
+    "hand_thrown_in",
+    "hand_revealed",
+    "match_finished",
+    "match_abandoned",
 )
 
 
@@ -97,6 +117,7 @@ class Replayer:
         self.commitment: str | None = None  # of the newest deal
         self.pending: list[dict[str, Any]] = []
         self.index = 0
+        self.abandoned = False
 
     def feed(self, type_: str, seat: int | None, payload: dict[str, Any]) -> None:
         try:
@@ -117,6 +138,11 @@ class Replayer:
             return
         if self.state is None:
             raise LogError(self.index, "no_match_created", "the log must start with match_created")
+        if self.abandoned:
+            raise LogError(self.index, "event_after_abandoned", f"{type_} after match_abandoned")
+        if type_ == "match_abandoned":
+            self.abandoned = True
+            return
         if type_ in NO_ENGINE_EFFECT:
             return
         if type_ in OUTCOME_EVENT_TYPES:

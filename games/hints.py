@@ -9,7 +9,7 @@ from django.db import transaction
 
 from games import eventlog, selectors
 from games.errors import Conflict, NotFound, RuleViolation
-from games.models import Hint, MatchStatus
+from games.models import Hint, HintStatus, MatchStatus
 
 log = logging.getLogger(__name__)
 
@@ -52,6 +52,7 @@ def hint_body(hint: Hint) -> dict[str, Any]:
         "status": hint.status,
         "action": hint.action,
         "explanation": hint.explanation or None,
+        "code": hint.code or None,  # why a failed hint failed
     }
 
 
@@ -66,5 +67,7 @@ def _enqueue(hint_id: Any) -> None:
     except Exception:
         log.warning("could not queue hint %s", hint_id)
         Hint.objects.filter(pk=hint_id).update(
-            status="failed", explanation="The hint service is unavailable; try again."
+            status=HintStatus.FAILED,
+            code="hint_service_unavailable",
+            explanation="The hint service is unavailable; try again.",
         )

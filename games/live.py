@@ -29,6 +29,7 @@ from django.conf import settings
 from django.db import close_old_connections, transaction
 
 from games.models import Event, Match, MatchStatus
+from games.outage import Outage
 
 log = logging.getLogger(__name__)
 
@@ -46,6 +47,13 @@ def channel(match_id: Any) -> str:
 
 _publisher: redis.Redis | None = None
 _publisher_lock = threading.Lock()
+# While Redis is down, commits skip publishing (a hung Redis would cost each person's
+# action the socket timeout) and stream clients poll the log at their keep-alives.
+publishing = Outage(
+    "Redis for live updates",
+    "commits are not published and stream clients poll the log at each keep-alive",
+    lambda: settings.CACHE_RETRY_SECONDS,
+)
 
 
 def publish_on_commit(match: Match) -> None:
@@ -58,10 +66,14 @@ def publish(match_id: str, seq: int) -> None:
     if not settings.REDIS_URL:
         _notify_local_hubs(match_id, seq)
         return
+    if publishing.is_down():
+        return
     try:
         _redis_publisher().publish(channel(match_id), seq)
-    except redis.RedisError:
-        log.warning("could not publish seq %s of match %s", seq, match_id)
+    except redis.RedisError as exc:
+        publishing.failed(exc)
+        return
+    publishing.succeeded()
 
 
 def _redis_publisher() -> redis.Redis:
@@ -187,6 +199,12 @@ class Hub:
         self.pubsub: Any = None
         self.listener: asyncio.Task | None = None
         self.subscribed = asyncio.Event()
+        # One warning when the subscription is lost, one when it is back: not one a second.
+        self.subscription = Outage(
+            "Redis for this process's live-updates subscription",
+            "stream clients poll the log at each keep-alive",
+            lambda: 0.0,
+        )
 
     def notify(self, match_id: str, seq: int) -> None:
         watch = self.watches.get(match_id)
@@ -217,8 +235,8 @@ class Hub:
         try:
             await self.pubsub.subscribe(channel(match_id))
             self.subscribed.set()
-        except redis.RedisError:
-            log.warning("could not subscribe to match %s; its clients will poll", match_id)
+        except redis.RedisError as exc:
+            self.subscription.failed(exc)  # its clients poll; the listener subscribes again
 
     async def _unsubscribe(self, match_id: str) -> None:
         with contextlib.suppress(redis.RedisError):
@@ -236,8 +254,12 @@ class Hub:
                     self.notify(match_id, int(message["data"]))
             except asyncio.CancelledError:
                 raise
-            except Exception:
-                log.warning("lost the live-updates subscription; reconnecting", exc_info=True)
+            except (redis.RedisError, OSError) as exc:
+                self.subscription.failed(exc)
+                await asyncio.sleep(1)
+                await self._resubscribe()
+            except Exception:  # a bug, not an outage: say where, then carry on
+                log.exception("the live-updates listener failed; subscribing again")
                 await asyncio.sleep(1)
                 await self._resubscribe()
 
@@ -248,8 +270,10 @@ class Hub:
         try:
             if self.watches:
                 await self.pubsub.subscribe(*[channel(m) for m in self.watches])
-        except redis.RedisError:
+        except redis.RedisError as exc:
+            self.subscription.failed(exc)
             return  # the next round of the listener tries again
+        self.subscription.succeeded()
         for watch in list(self.watches.values()):  # messages may have been lost meanwhile
             await watch.heard(await _newest_seq(watch.match_id))
 

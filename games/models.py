@@ -16,6 +16,9 @@ class MatchStatus(models.TextChoices):
     WAITING = "waiting", "waiting for players"
     ACTIVE = "active", "being played"
     FINISHED = "finished", "finished"
+    # No person sits at the match any more (the last one left): it ends with no winner,
+    # and no computer player plays it out for nobody (event match_abandoned).
+    ABANDONED = "abandoned", "abandoned"
 
 
 class SeatKind(models.TextChoices):
@@ -221,6 +224,9 @@ class Hint(models.Model):
     status = models.CharField(max_length=16, choices=HintStatus, default=HintStatus.PENDING)
     action = models.JSONField(null=True, blank=True)
     explanation = models.TextField(blank=True, default="")
+    # Why a failed hint failed, a stable snake_case code: hint_failed, hint_timed_out,
+    # hint_service_unavailable (docs/bots.md, "In the service").
+    code = models.CharField(max_length=64, blank=True, default="")
     created_at = models.DateTimeField(auto_now_add=True)
     completed_at = models.DateTimeField(null=True, blank=True)
 

@@ -80,6 +80,11 @@ def _match_finished(match: Match, event: Event) -> None:
     match.finished_at = event.created_at or timezone.now()
 
 
+def _match_abandoned(match: Match, event: Event) -> None:
+    match.status = MatchStatus.ABANDONED
+    match.finished_at = event.created_at or timezone.now()
+
+
 _HANDLERS = {
     "match_created": _match_created,
     "match_started": _match_started,
@@ -88,6 +93,7 @@ _HANDLERS = {
     "hand_scored": _hand_over,
     "hand_thrown_in": _hand_over,
     "match_finished": _match_finished,
+    "match_abandoned": _match_abandoned,
 }
 
 

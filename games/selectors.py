@@ -95,18 +95,25 @@ def player_view_get(
 
 # ---------------------------------------------------------------- the log, per seat
 
+# Event types whose payload any seat may see as it is. hand_dealt and discard are
+# filtered below; a type not listed here (one added later and forgotten) shows no payload.
+PUBLIC_EVENT_TYPES = frozenset(eventlog.EVENT_TYPES) - {"hand_dealt", "discard"}
+
 
 def event_for_seat(event: Event, seat: int | None, finished: bool) -> dict[str, Any]:
     """One event as `seat` may see it (None: a spectator). Once the match is finished,
-    everything is shown."""
+    everything is shown (not once it is abandoned: the hand being played stays secret)."""
     payload = event.payload
     if not finished:
         if event.type == "hand_dealt":
             payload = {k: v for k, v in payload.items() if k not in ("deck", "salt")}
             if seat is not None:
                 payload["cards"] = seat_cards(event.payload["deck"], event.payload["dealer"], seat)
-        elif event.type == "discard" and seat != event.seat:
-            payload = {"action": {"type": "discard"}}
+        elif event.type == "discard":
+            if seat != event.seat:
+                payload = {"action": {"type": "discard"}}
+        elif event.type not in PUBLIC_EVENT_TYPES:
+            payload = {}
     return {
         "seq": event.seq,
         "type": event.type,

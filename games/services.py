@@ -166,19 +166,41 @@ def _room_for_another_match(user: AbstractBaseUser) -> None:
 
 
 def match_leave(*, match_id: Any, user: AbstractBaseUser, level: str = "") -> Match:
-    """Leave a match: a computer player takes over the seat (an event records it)."""
+    """Leave a match: a computer player takes over the seat (an event records it). When
+    the last person leaves, the match is abandoned: computers never play on for nobody."""
     level = level or DEFAULT_LEVEL
     with transaction.atomic():
         match = _locked_match(match_id)
         seat = _callers_seat(match, user)
-        seat.kind, seat.user, seat.bot_level = SeatKind.COMPUTER, None, level
-        seat.save(update_fields=["kind", "user", "bot_level"])
-        _commit_events(
-            match,
-            eventlog.load(match),
-            [NewEvent("seat_left", seat.index, {"seat": seat.index, "level": level})],
-        )
+        seat.kind, seat.user, seat.bot_level, seat.away = SeatKind.COMPUTER, None, level, False
+        seat.save(update_fields=["kind", "user", "bot_level", "away"])
+        events = [NewEvent("seat_left", seat.index, {"seat": seat.index, "level": level})]
+        if not _anyone_seated(match):
+            events.append(_abandoned(match))
+        _commit_events(match, eventlog.load(match), events)
     return match
+
+
+def match_abandon(*, match_id: Any) -> bool:
+    """End a match at which no person sits (a seat merely away still counts as one):
+    log match_abandoned, after which no computer turn is queued for it. False if the
+    match is over already or someone still sits at it."""
+    with transaction.atomic():
+        match = Match.objects.select_for_update().filter(pk=match_id).first()
+        if match is None or match.status not in (MatchStatus.WAITING, MatchStatus.ACTIVE):
+            return False
+        if _anyone_seated(match):
+            return False
+        _commit_events(match, eventlog.load(match), [_abandoned(match)])
+    return True
+
+
+def _anyone_seated(match: Match) -> bool:
+    return match.seats.filter(kind=SeatKind.HUMAN).exists()
+
+
+def _abandoned(match: Match) -> NewEvent:
+    return NewEvent("match_abandoned", None, {"scores": [match.score_ns, match.score_we]})
 
 
 def seat_time_out(*, match_id: Any) -> bool:
@@ -217,7 +239,7 @@ def _callers_seat(match: Match, user: AbstractBaseUser) -> Seat:
     seat = match.seats.filter(user=user).first()
     if seat is None:
         raise NotFound()
-    if match.status == MatchStatus.FINISHED:
+    if match.status in (MatchStatus.FINISHED, MatchStatus.ABANDONED):
         raise Conflict("match_finished", "The match is over.")
     return seat
 
@@ -259,7 +281,7 @@ def action_submit(
                         "use a new key for a new request.",
                     )
                 return ActionResponse(stored.status_code, stored.body)
-        if match.status == MatchStatus.FINISHED:
+        if match.status in (MatchStatus.FINISHED, MatchStatus.ABANDONED):
             raise Conflict("match_finished", "The match is over.", seq=match.seq)
         if match.status != MatchStatus.ACTIVE:
             raise Conflict("match_not_started", "The match starts when every seat is taken.")
@@ -318,7 +340,8 @@ def _commit_events(match: Match, folded: eventlog.Folded, events: list[NewEvent]
     deal, the reveal of a finished hand's deck), project, and schedule what comes next."""
     state = folded.state
     events = list(events)
-    if match.status == MatchStatus.WAITING and _all_seats_taken(match, events):
+    abandoning = any(e.type == "match_abandoned" for e in events)
+    if match.status == MatchStatus.WAITING and not abandoning and _all_seats_taken(match, events):
         events.append(NewEvent("match_started"))
     hand_over = any(e.type in ("hand_scored", "hand_thrown_in") for e in events)
     if hand_over:
@@ -329,7 +352,8 @@ def _commit_events(match: Match, folded: eventlog.Folded, events: list[NewEvent]
         folded.commitment = events[-1].payload["commitment"]
     rows = eventlog.append(match, events)
     projections.project(match, rows)
-    to_act = seat_to_act(match, state)
+    # Only an active match has a seat to act (an abandoned one never queues a turn).
+    to_act = seat_to_act(match, state) if match.status == MatchStatus.ACTIVE else None
     match.awaiting_computer = plays_for_computer(to_act)
     previous_deadline = match.turn_deadline
     match.turn_deadline = timers.deadline(match, to_act, events)

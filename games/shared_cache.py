@@ -10,9 +10,6 @@ every few seconds, not one per request, and logs one warning when it starts and
 one when it ends, not one per request.
 """
 
-import logging
-import threading
-import time
 from collections.abc import Callable
 from typing import TypeVar
 
@@ -21,7 +18,8 @@ from django.core.cache import BaseCache, caches
 from django.core.cache.backends.locmem import LocMemCache
 from redis.exceptions import RedisError
 
-log = logging.getLogger(__name__)
+from games.outage import Outage
+
 T = TypeVar("T")
 
 # What an unreachable or broken cache server raises (redis-py wraps socket errors;
@@ -31,13 +29,15 @@ CACHE_ERRORS: tuple[type[BaseException], ...] = (RedisError, OSError)
 # This process's stand-in for the shared cache while that is down.
 local = LocMemCache("while-the-shared-cache-is-down", {"OPTIONS": {"MAX_ENTRIES": 100_000}})
 
-_lock = threading.Lock()
-_down = False
-_retry_at = 0.0  # time.monotonic(): leave the shared cache alone until then
+outage = Outage(
+    "the cache",
+    "throttles count in each process's memory, presence is unknown",
+    lambda: settings.CACHE_RETRY_SECONDS,
+)
 
 
 def is_down() -> bool:
-    return _down and time.monotonic() < _retry_at
+    return outage.is_down()
 
 
 def run(use: Callable[[BaseCache], T], fallback: Callable[[], T] | None = None) -> T:
@@ -45,43 +45,18 @@ def run(use: Callable[[BaseCache], T], fallback: Callable[[], T] | None = None) 
     `use(local)`)."""
     if fallback is None:
         fallback = lambda: use(local)  # noqa: E731
-    if is_down():
+    if outage.is_down():
         return fallback()
     try:
         result = use(caches["default"])
     except CACHE_ERRORS as exc:
-        _went_down(exc)
+        outage.failed(exc)
         return fallback()
-    if _down:
-        _came_back()
+    outage.succeeded()
     return result
 
 
 def reset() -> None:
     """Forget an outage and the local counts (tests start each one clean)."""
-    global _down, _retry_at
-    with _lock:
-        _down, _retry_at = False, 0.0
+    outage.reset()
     local.clear()
-
-
-def _went_down(exc: BaseException) -> None:
-    global _down, _retry_at
-    with _lock:
-        first, _down = not _down, True
-        _retry_at = time.monotonic() + settings.CACHE_RETRY_SECONDS
-    if first:
-        log.warning(
-            "the cache is unreachable (%s: %s): throttles count in each process's memory, "
-            "presence is unknown, until it answers again",
-            type(exc).__name__,
-            exc,
-        )
-
-
-def _came_back() -> None:
-    global _down
-    with _lock:
-        was_down, _down = _down, False
-    if was_down:
-        log.warning("the cache answers again")

@@ -33,12 +33,6 @@ def plays_for_computer(seat: Seat | None) -> bool:
     )
 
 
-def computer_seat(match: Match, index: int) -> Seat | None:
-    """The seat at `index` if a computer player plays it."""
-    seat = match.seats.filter(index=index).first()
-    return seat if plays_for_computer(seat) else None
-
-
 def schedule_computer_turn(match: Match) -> None:
     """Queue the computer player's turn once the current transaction commits."""
     match_id, seq = match.pk, match.seq
@@ -51,8 +45,11 @@ def enqueue_computer_turn(match_id: object, seq: int) -> bool:
     from bots.tasks import play_computer_turn
 
     if not settings.CELERY_TASK_ALWAYS_EAGER:
+        # The pacing delay is a countdown, not a sleep in the worker: a match's turn waits
+        # without holding a worker, so many paced matches do not queue behind each other.
+        delay = settings.COMPUTER_MOVE_DELAY or None
         try:
-            play_computer_turn.apply_async((str(match_id), seq), retry=False)
+            play_computer_turn.apply_async((str(match_id), seq), retry=False, countdown=delay)
         except Exception:
             log.warning("could not queue the computer turn of %s at %s", match_id, seq)
             return False

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .easy import easy_player
-from .hard import hard_player
+from .hard import Budget, hard_player
 from .medium import medium_player
 
 View = dict[str, Any]
@@ -41,5 +41,11 @@ PLAYERS: dict[str, Player] = {
 DEFAULT_LEVEL = "medium"
 
 
-def choose_action(level: str, view: View, rng: random.Random) -> dict[str, Any]:
-    return PLAYERS[level](view, rng)
+def choose_action(
+    level: str, view: View, rng: random.Random, hard_budget: Budget | None = None
+) -> dict[str, Any]:
+    """The action of the player of `level`; Hard with `hard_budget` if one is given."""
+    player = PLAYERS[level]
+    if player is hard_player and hard_budget is not None:
+        return hard_player(view, rng, hard_budget)
+    return player(view, rng)

@@ -85,20 +85,28 @@ def _dealt_hand(seen: Seen, hands: list[int], s: int) -> int | None:
 
 def unexplained_bids(seen: Seen, hands: list[int]) -> int:
     """How many of the other seats' bids the Medium rules would not have made from
-    the cards this deal gives them."""
+    the cards this deal gives them. Defend decisions are not weighed: Medium never
+    defends alone, so a defender's pass says nothing about its cards."""
     misses = 0
-    for index, bid in enumerate(seen.bids):
+    round_two = 0  # position of the bid within round two
+    stick = seen.options.get("stick_the_dealer", True)
+    for bid, phase in zip(seen.bids, seen.bid_phases, strict=True):
+        if phase == "defend":
+            continue
         s = bid["seat"]
         kind = bid["type"]
-        if s == seen.seat or kind == "defend_alone" or index >= 8:
+        position = round_two
+        if phase == "bid2":
+            round_two += 1
+        if s == seen.seat:
             continue
         hand = _dealt_hand(seen, hands, s)
         if hand is None:
             continue
-        if index < 4 and kind != "call":
+        if phase == "bid1":
             order, _ = P.bid_round_one(hand, seen.upcard, s, seen.dealer)
             misses += order != (kind == "order_up")
-        elif kind == "call" and index == 7:
+        elif kind == "call" and position == 3 and stick:
             continue  # the stuck dealer had to name a suit
         else:
             suit, _ = P.bid_round_two(hand, seen.turned_down, s, seen.dealer, False)

@@ -14,8 +14,19 @@ JSON form (the API and the event log use it):
 
 from typing import Any, NamedTuple
 
-from .cards import DECK, SUITS, card_str, parse_card, parse_suit, suit_str
-from .errors import RuleError
+from .cards import (
+    CARD_TEXT,
+    DECK,
+    SUIT_LETTERS,
+    SUITS,
+    card_str,
+    check_card,
+    check_suit,
+    parse_card,
+    parse_suit,
+    suit_str,
+)
+from .errors import RuleError, shown
 
 PASS, ORDER_UP, CALL, DISCARD, DEFEND_ALONE, PLAY = (
     "pass",
@@ -35,6 +46,8 @@ class Action(NamedTuple):
     alone: bool = False
 
     def to_dict(self) -> dict[str, Any]:
+        """The JSON form; RuleError('invalid_card' / 'invalid_suit') for an Action
+        built by hand with a field that is not a card or a suit."""
         out: dict[str, Any] = {"type": self.type}
         if self.card is not None:
             out["card"] = card_str(self.card)
@@ -45,12 +58,14 @@ class Action(NamedTuple):
         return out
 
     def __str__(self) -> str:
-        parts = [self.type]
-        if self.card is not None:
-            parts.append(card_str(self.card))
-        if self.suit is not None:
-            parts.append(suit_str(self.suit))
-        if self.alone:
+        # str() never raises: a field that is not a card or a suit is shown by its kind.
+        card, suit = self.card, self.suit
+        parts = [self.type if type(self.type) is str else shown(self.type)]
+        if card is not None:
+            parts.append(CARD_TEXT[card] if type(card) is int and 0 <= card < 24 else shown(card))
+        if suit is not None:
+            parts.append(SUIT_LETTERS[suit] if type(suit) is int and 0 <= suit < 4 else shown(suit))
+        if self.alone is True:
             parts.append("alone")
         return " ".join(parts)
 
@@ -72,34 +87,44 @@ _FIELDS = {
 }
 
 
+def _check_alone(alone: object) -> bool:
+    if type(alone) is not bool:
+        raise RuleError("invalid_action", "'alone' must be true or false.")
+    return alone
+
+
 def order_up(alone: bool = False) -> Action:
-    return ORDER_UP_ACTIONS[alone]
+    return ORDER_UP_ACTIONS[_check_alone(alone)]
 
 
 def call(suit: int, alone: bool = False) -> Action:
-    return CALL_ACTIONS[suit][alone]
+    return CALL_ACTIONS[check_suit(suit)][_check_alone(alone)]
 
 
 def discard(c: int) -> Action:
-    return DISCARD_ACTIONS[c]
+    return DISCARD_ACTIONS[check_card(c)]
 
 
 def play(c: int) -> Action:
-    return PLAY_ACTIONS[c]
+    return PLAY_ACTIONS[check_card(c)]
 
 
 def action_from_dict(data: object) -> Action:
     """Parse the JSON form; RuleError('invalid_action' / 'invalid_card' / ...) if malformed."""
     if not isinstance(data, dict):
         raise RuleError("invalid_action", "An action must be a JSON object with a 'type'.")
+    if not all(type(key) is str for key in data):  # JSON keys are text; sorting needs them so
+        raise RuleError("invalid_action", "An action's field names are text.")
     kind = data.get("type")
-    if kind not in _FIELDS:
+    if type(kind) is not str or kind not in _FIELDS:
         raise RuleError(
-            "invalid_action", f"Unknown action type {kind!r}: use one of {', '.join(ACTION_TYPES)}."
+            "invalid_action",
+            f"Unknown action type {shown(kind)}: use one of {', '.join(ACTION_TYPES)}.",
         )
     extra = sorted(set(data) - _FIELDS[kind] - {"type"})
     if extra:
-        raise RuleError("invalid_action", f"A {kind} action takes no field {', '.join(extra)}.")
+        names = ", ".join(k if len(k) <= 20 else shown(k) for k in extra[:5])
+        raise RuleError("invalid_action", f"A {kind} action takes no field {names}.")
     alone = data.get("alone", False)
     if type(alone) is not bool:
         raise RuleError("invalid_action", "'alone' must be true or false.")

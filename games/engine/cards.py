@@ -9,7 +9,7 @@ of hearts, "TD" the ten of diamonds). Parsing also takes "10D", lower case and
 the symbols ♣ ♦ ♥ ♠.
 """
 
-from .errors import RuleError
+from .errors import RuleError, shown
 
 CLUBS, DIAMONDS, HEARTS, SPADES = 0, 1, 2, 3
 SUITS = (CLUBS, DIAMONDS, HEARTS, SPADES)
@@ -27,9 +27,23 @@ def card(rank: int, suit: int) -> int:
     return suit * 6 + rank
 
 
+# The public functions below check their arguments (a RuleError, never an IndexError
+# or a quiet answer for -1 or True); the engine's own loops use the tables directly.
+def check_card(c: object) -> int:
+    if type(c) is not int or not 0 <= c < 24:
+        raise RuleError("invalid_card", f"{shown(c)} is not a card: a card is a number 0 to 23.")
+    return c
+
+
+def check_suit(suit: object) -> int:
+    if type(suit) is not int or not 0 <= suit < 4:
+        raise RuleError("invalid_suit", f"{shown(suit)} is not a suit: a suit is a number 0 to 3.")
+    return suit
+
+
 def suit_of(c: int) -> int:
     """The printed suit (ignores trump: see effective_suit)."""
-    return c // 6
+    return check_card(c) // 6
 
 
 def rank_of(c: int) -> int:
@@ -40,12 +54,17 @@ def same_color(suit: int) -> int:
     return 3 - suit
 
 
+# CARD_TEXT[card]: "JH" and so on.
+CARD_TEXT = tuple(RANK_LETTERS[c % 6] + SUIT_LETTERS[c // 6] for c in range(24))
+
+
 def card_str(c: int) -> str:
-    return RANK_LETTERS[c % 6] + SUIT_LETTERS[c // 6]
+    return CARD_TEXT[check_card(c)]
 
 
 def card_name(c: int) -> str:
     """'the jack of diamonds': for sentences meant for people."""
+    c = check_card(c)
     return f"the {RANK_NAMES[c % 6]} of {SUIT_NAMES[c // 6]}"
 
 
@@ -65,7 +84,7 @@ def parse_card(text: object) -> int:
             return card(rank, suit)
     raise RuleError(
         "invalid_card",
-        f"{text!r} is not a card: write rank then suit, as in 'JH' or 'TD' "
+        f"{shown(text)} is not a card: write rank then suit, as in 'JH' or 'TD' "
         "(ranks 9 T J Q K A, suits C D H S).",
     )
 
@@ -75,11 +94,11 @@ def parse_suit(text: object) -> int:
         return _SUIT_ALIASES[text.upper()]
     if isinstance(text, str) and text.lower() in SUIT_NAMES:
         return SUIT_NAMES.index(text.lower())
-    raise RuleError("invalid_suit", f"{text!r} is not a suit: use C, D, H or S.")
+    raise RuleError("invalid_suit", f"{shown(text)} is not a suit: use C, D, H or S.")
 
 
 def suit_str(suit: int) -> str:
-    return SUIT_LETTERS[suit]
+    return SUIT_LETTERS[check_suit(suit)]
 
 
 def _effective_suit(c: int, trump: int) -> int:
@@ -109,7 +128,7 @@ STRENGTH = tuple(tuple(tuple(_strength(c, t, led) for c in DECK) for led in SUIT
 
 
 def effective_suit(c: int, trump: int) -> int:
-    return EFFECTIVE_SUIT[trump][c]
+    return EFFECTIVE_SUIT[check_suit(trump)][check_card(c)]
 
 
 def is_left_bower(c: int, trump: int) -> bool:
@@ -122,6 +141,7 @@ def is_right_bower(c: int, trump: int) -> bool:
 
 def trump_order(trump: int) -> list[int]:
     """The seven trumps, high to low."""
+    check_suit(trump)
     trumps = [c for c in DECK if EFFECTIVE_SUIT[trump][c] == trump]
     return sorted(trumps, key=lambda c: -STRENGTH[trump][trump][c])
 
@@ -134,6 +154,13 @@ def suit_order(suit: int, trump: int) -> list[int]:
 
 def trick_winner_index(cards: list[int] | tuple[int, ...], trump: int) -> int:
     """Index in `cards` (in the order played) of the card that wins the trick."""
+    check_suit(trump)
+    if (
+        not isinstance(cards, list | tuple)
+        or not 1 <= len(cards) <= 4
+        or len({check_card(c) for c in cards}) != len(cards)
+    ):
+        raise RuleError("invalid_card", "A trick is one to four different cards.")
     strength = STRENGTH[trump][EFFECTIVE_SUIT[trump][cards[0]]]
     best = 0
     for i in range(1, len(cards)):

@@ -43,7 +43,12 @@ def seeded_deck(seed: "int | random.Random") -> tuple[int, ...]:
     same chance (two equal 53-bit keys, the only bias, come up about once in
     10**13 decks) at half the cost of random.shuffle.
     """
-    rng = seed if isinstance(seed, random.Random) else random.Random(seed)
+    if isinstance(seed, random.Random):
+        rng = seed
+    elif type(seed) is int:
+        rng = random.Random(seed)
+    else:
+        raise RuleError("invalid_seed", "A seed is a whole number or a random.Random.")
     keys = list(starmap(rng.random, _NO_ARGS))
     return _ValidDeck(sorted(DECK, key=keys.__getitem__))
 

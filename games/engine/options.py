@@ -3,7 +3,7 @@
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
-from .errors import RuleError
+from .errors import RuleError, shown
 
 LONE_LEAD_CHOICES = ("dealer_left", "loner_left", "canadian")
 
@@ -48,11 +48,17 @@ class Options:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any] | None) -> "Options":
-        data = data or {}
-        if not isinstance(data, dict):
+        if data is None:  # no options at all: the defaults
+            return cls()
+        if not isinstance(data, dict):  # not even an empty list: only an object is options
             raise RuleError("invalid_option", "options must be an object.")
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(set(data) - known)
+        if not all(type(key) is str for key in data):
+            raise RuleError("invalid_option", "option names are text.")
+        unknown = sorted(set(data) - _KNOWN)
         if unknown:
-            raise RuleError("invalid_option", f"unknown option: {', '.join(unknown)}.")
+            names = ", ".join(k if len(k) <= 20 else shown(k) for k in unknown[:5])
+            raise RuleError("invalid_option", f"unknown option: {names}.")
         return cls(**data)
+
+
+_KNOWN = frozenset(f.name for f in fields(Options))

@@ -146,12 +146,18 @@ def _trick_order(out_mask: int, leader: int) -> tuple[int, ...]:
 TRICK_ORDER = tuple(tuple(_trick_order(m, s) for s in range(4)) for m in range(15))
 
 
+def _check_seat(seat: object) -> int:
+    if type(seat) is not int or not 0 <= seat < 4:
+        raise RuleError("invalid_seat", "A seat is a number from 0 to 3.")
+    return seat
+
+
 def partner(seat: int) -> int:
-    return (seat + 2) % 4
+    return (_check_seat(seat) + 2) % 4
 
 
 def team_of(seat: int) -> int:
-    return seat % 2
+    return _check_seat(seat) % 2
 
 
 class MatchState:
@@ -255,8 +261,9 @@ class MatchState:
     # ------------------------------------------------------------------ copying
 
     def hand_of(self, seat: int) -> list[int]:
-        """The cards a seat holds, in card order."""
-        return cards_of(self.hands[seat])
+        """The cards a seat holds, in card order; RuleError('invalid_seat') for anything
+        but a seat number 0 to 3 (not -1, not True: never another seat's cards)."""
+        return cards_of(self.hands[_check_seat(seat)])
 
     def clone(self) -> "MatchState":
         """An independent copy (lists copied; tuples, ints and the options are shared)."""
@@ -579,39 +586,52 @@ class MatchState:
             "not_your_turn", f"It is {SEAT_NAMES[self.turn]}'s turn, not {SEAT_NAMES[seat]}'s."
         )
 
-    def explain_illegal(self, seat: int, action: A.Action) -> RuleError:
-        """The reason `action` is not legal for `seat` now, as a RuleError (not raised)."""
+    def explain_illegal(self, seat: int, action: A.Action) -> RuleError | None:
+        """Why `action` is not legal for `seat` now, as a RuleError (returned, not raised);
+        None if it is legal (exactly when apply_action would apply it)."""
         if seat != self.turn:
             return self._not_your_turn(seat)
         seat = self.turn
+        legal = self.legal_actions()
+        if action in legal:  # an equal action spelt oddly (5.0 for 5) is legal, as applied
+            return None
+        if seat is None:  # between hands and after the match no one acts
+            return self._not_your_turn(seat)
         if not isinstance(action, A.Action) or action.type not in A.ACTION_TYPES:
             return RuleError("invalid_action", "That is not an action.")
         phase = self.phase
-        if action.type not in _PHASE_ACTIONS.get(phase, ()):
-            return RuleError("wrong_phase", f"You cannot {action.type} now: {self._phase_words()}.")
-        card = action.card
-        if (card is not None or action.type in (A.PLAY, A.DISCARD)) and (
+        kind = action.type
+        if kind not in _PHASE_ACTIONS[phase]:
+            return RuleError("wrong_phase", f"You cannot {kind} now: {self._phase_words()}.")
+        card, suit, alone = action.card, action.suit, action.alone
+        if (card is not None or kind in (A.PLAY, A.DISCARD)) and (
             type(card) is not int or not 0 <= card < 24
         ):
             return RuleError("invalid_card", "That is not a card.")
-        if action.alone and not self.options.going_alone:
+        if (suit is not None or kind == A.CALL) and suit not in (0, 1, 2, 3):
+            return RuleError("invalid_suit", "That is not a suit: a suit is a number 0 to 3.")
+        if alone not in (False, True):
+            return RuleError("invalid_action", "'alone' must be true or false.")
+        if alone and kind in (A.ORDER_UP, A.CALL) and not self.options.going_alone:
             return RuleError("going_alone_disabled", "Going alone is switched off in this match.")
         if phase == BID2:
-            if action.type == A.PASS:
+            if kind == A.PASS and _PASS not in legal:  # passing is legal but for a stuck dealer
                 return RuleError(
                     "dealer_must_call",
                     "Stick the dealer: everyone else passed twice, so the dealer must name a suit.",
                 )
-            if type(action.suit) is int and action.suit == self.turned_down:
+            if kind == A.CALL and suit == self.turned_down:
                 return RuleError(
                     "cannot_name_turned_down_suit",
-                    f"{SUIT_NAMES[action.suit].capitalize()} were turned down this hand; "
+                    f"{SUIT_NAMES[self.turned_down].capitalize()} were turned down this hand; "
                     "name another suit.",
                 )
-        if action.type in (A.PLAY, A.DISCARD) and not self.hands[seat] & BIT[action.card]:
-            return RuleError("card_not_in_hand", f"You do not hold {card_name(action.card)}.")
-        if phase == PLAY:
-            return self._must_follow(seat, action.card)
+        if kind in (A.PLAY, A.DISCARD) and not self.hands[seat] & BIT[card]:
+            return RuleError("card_not_in_hand", f"You do not hold {card_name(card)}.")
+        if phase == PLAY and self.trick_cards and A.PLAY_ACTIONS[card] not in legal:
+            # a card held and not legal to play: the seat holds cards of the suit led
+            return self._must_follow(seat, card)
+        # What is left: fields that make no sense for the action (an order-up naming a card).
         return RuleError("illegal_action", f"You cannot do that now: {self._phase_words()}.")
 
     def _must_follow(self, seat: int, card: int) -> RuleError:

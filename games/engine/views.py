@@ -12,13 +12,18 @@ full_view(state): everything, for replays of finished matches and audits.
 
 from typing import Any
 
-from .cards import card_str, suit_str
+from .cards import CARD_TEXT, SUIT_LETTERS
 from .errors import RuleError
 from .state import DEAL, SEAT_NAMES, MatchState
 
 
 def _cards(cards: list[int] | tuple[int, ...]) -> list[str]:
-    return [card_str(c) for c in cards]
+    return [CARD_TEXT[c] for c in cards]
+
+
+def _check_state(state: object) -> None:
+    if not isinstance(state, MatchState):
+        raise RuleError("invalid_state", "A view is of a MatchState.")
 
 
 def _copy(outcome: dict[str, Any] | None) -> dict[str, Any] | None:
@@ -43,11 +48,11 @@ def _public(state: MatchState) -> dict[str, Any]:
         view["hand"] = None
         return view
     view["hand"] = {
-        "upcard": card_str(state.upcard),
+        "upcard": CARD_TEXT[state.upcard],
         "upcard_fate": state.upcard_fate,
-        "turned_down": suit_str(state.turned_down) if state.turned_down is not None else None,
+        "turned_down": SUIT_LETTERS[state.turned_down] if state.turned_down is not None else None,
         "bids": [{"seat": s, **a.to_dict()} for s, a in state.bids if a.type != "discard"],
-        "trump": suit_str(state.trump) if state.trump is not None else None,
+        "trump": SUIT_LETTERS[state.trump] if state.trump is not None else None,
         "maker": state.maker,
         "alone": state.maker if state.alone else None,
         "defender_alone": state.defender_alone,
@@ -55,14 +60,14 @@ def _public(state: MatchState) -> dict[str, Any]:
         "discarded": state.discarded is not None,
         "hand_sizes": [h.bit_count() for h in state.hands],
         "current_trick": [
-            {"seat": s, "card": card_str(c)}
+            {"seat": s, "card": CARD_TEXT[c]}
             for s, c in zip(state.trick_seats, state.trick_cards, strict=True)
         ],
         "tricks": [
             {
                 "leader": seats[0],
                 "cards": [
-                    {"seat": s, "card": card_str(c)} for s, c in zip(seats, cards, strict=True)
+                    {"seat": s, "card": CARD_TEXT[c]} for s, c in zip(seats, cards, strict=True)
                 ],
                 "winner": winner,
             }
@@ -74,6 +79,7 @@ def _public(state: MatchState) -> dict[str, Any]:
 
 
 def spectator_view(state: MatchState) -> dict[str, Any]:
+    _check_state(state)
     view = _public(state)
     view["seat"] = None
     view["legal_actions"] = []
@@ -81,6 +87,7 @@ def spectator_view(state: MatchState) -> dict[str, Any]:
 
 
 def player_view(state: MatchState, seat: int) -> dict[str, Any]:
+    _check_state(state)
     if type(seat) is not int or seat not in (0, 1, 2, 3):
         raise RuleError("invalid_seat", "A seat is a number from 0 to 3.")
     view = _public(state)
@@ -89,13 +96,14 @@ def player_view(state: MatchState, seat: int) -> dict[str, Any]:
     if view["hand"] is not None:
         view["hand"]["cards"] = _cards(state.hand_of(seat))
         if seat == state.dealer and state.discarded is not None:
-            view["hand"]["my_discard"] = card_str(state.discarded)
+            view["hand"]["my_discard"] = CARD_TEXT[state.discarded]
     legal = state.legal_actions() if state.turn == seat else ()
     view["legal_actions"] = [a.to_dict() for a in legal]
     return view
 
 
 def full_view(state: MatchState) -> dict[str, Any]:
+    _check_state(state)
     view = _public(state)
     view["seat"] = None
     view["legal_actions"] = [a.to_dict() for a in state.legal_actions()]
@@ -103,5 +111,7 @@ def full_view(state: MatchState) -> dict[str, Any]:
         view["hand"]["hands"] = [_cards(state.hand_of(s)) for s in range(4)]
         view["hand"]["kitty"] = _cards(state.kitty)
         view["hand"]["deck"] = _cards(state.deck)
-        view["hand"]["discard"] = card_str(state.discarded) if state.discarded is not None else None
+        view["hand"]["discard"] = (
+            CARD_TEXT[state.discarded] if state.discarded is not None else None
+        )
     return view

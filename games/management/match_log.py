@@ -15,8 +15,8 @@ by event: the sequence numbers run 1, 2, 3, ... with no gap; every dealt deck
 matches the commitment published with it, and every revealed deck is the one
 that was dealt; every event replays through the rules engine (games.eventlog's
 Replayer, which also re-derives each trick, score and end of match and compares
-them with the log). The first event that fails is reported with its index in
-the list, its seq, a stable code and a sentence.
+them with the log); nothing follows a match_abandoned. The first event that fails
+is reported with its index in the list, its seq, a stable code and a sentence.
 """
 
 from dataclasses import dataclass
@@ -80,10 +80,13 @@ class LogSummary:
     scores: tuple[int, int]
     finished: bool
     winner: int | None
+    abandoned: bool = False
 
     def __str__(self) -> str:
         a, b = self.scores
         text = f"OK: {self.events} events, {self.hands} hands, final score {a}-{b}"
+        if self.abandoned:
+            return text + " (the match was abandoned: no person was left at it)"
         return text if self.finished else text + " (the match is not finished)"
 
 
@@ -263,4 +266,5 @@ class _Checker:
             scores=(state.scores[0], state.scores[1]),
             finished=finished,
             winner=state.winner,
+            abandoned=replayer.abandoned,
         )

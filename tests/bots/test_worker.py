@@ -49,14 +49,28 @@ def person_passes(match: Match, user) -> int:
     return Match.objects.get(pk=match.pk).seq
 
 
-def test_a_worker_plays_a_match_of_four_computer_players_to_the_end(real_broker):
+def test_a_worker_plays_the_computer_seats_of_a_match_to_the_end(real_broker):
+    """South plays its first legal action on its turns; the worker plays the others.
+    (A match that everyone left is not played: tests/bots/test_worker_hardening.py.)"""
     user, match = person_and_computers(target_score=5)
     worker = Worker(real_broker).start()
     try:
-        services.match_leave(match_id=match.pk, user=user)  # now four computer players
-        wait_until(
-            lambda: Match.objects.get(pk=match.pk).status == "finished", 240, "the match to end"
-        )
+        for _ in range(500):
+            wait_until(
+                lambda: (
+                    Match.objects.get(pk=match.pk).status == "finished"
+                    or not Match.objects.get(pk=match.pk).awaiting_computer
+                ),
+                30,
+                "south's turn or the end",
+            )
+            match.refresh_from_db()
+            if match.status == "finished":
+                break
+            view = selectors.player_view_get(match=match, seat=0)["view"]
+            services.action_submit(
+                match_id=match.pk, seat_index=0, action=view["legal_actions"][0], user=user
+            )
     finally:
         worker.stop()
     match.refresh_from_db()
@@ -66,8 +80,11 @@ def test_a_worker_plays_a_match_of_four_computer_players_to_the_end(real_broker)
     assert "play_computer_turn" in worker.log()
 
 
-def test_a_move_whose_worker_was_killed_is_applied_exactly_once_after_a_restart(real_broker):
+def test_a_move_whose_worker_was_killed_is_applied_exactly_once_after_a_restart(
+    real_broker, settings
+):
     user, match = person_and_computers()
+    settings.COMPUTER_MOVE_DELAY = 4  # west's turn is queued with a countdown: time to kill
     slow = Worker(real_broker, COMPUTER_MOVE_DELAY="4", CELERY_VISIBILITY_TIMEOUT="2").start()
     try:
         seq = person_passes(match, user)

@@ -60,6 +60,8 @@ ERROR_CODES = [
     "invalid_suit",
     "invalid_deck",
     "invalid_option",
+    "invalid_seed",
+    "invalid_state",
     "illegal_action",
 ]
 

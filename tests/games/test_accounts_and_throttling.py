@@ -94,8 +94,8 @@ def test_a_player_who_leaves_is_replaced_by_a_computer_player(player):
     assert left.seat == 0
     match = Match.objects.get(pk=match_id)
     assert match.seats.get(index=0).kind == "computer"
-    # With four computer players the match plays itself out.
-    assert match.status == "finished"
+    # No person is left: the match is abandoned, not played out by computers for nobody.
+    assert match.status == "abandoned"
     assert client.get(f"/api/v1/matches/{match_id}").status_code == 404
 
 

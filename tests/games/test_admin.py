@@ -391,3 +391,22 @@ def test_once_the_hand_is_revealed_the_admin_shows_its_cards(admin_client, finis
             assert event.payload["salt"] in detail
         else:
             assert f'"card": "{event.payload["action"]["card"]}"' in detail
+
+
+def test_an_abandoned_match_shows_its_status_and_its_last_hand_ends_abandoned(admin_client, alice):
+    with TestCase.captureOnCommitCallbacks(execute=True):
+        match = services.match_create(
+            user=alice, seats=[SeatSpec("me")] + [SeatSpec("computer", "random")] * 3
+        )
+        services.match_leave(match_id=match.pk, user=alice)
+    match.refresh_from_db()
+    assert match.status == MatchStatus.ABANDONED
+    listing = admin_client.get(url("match_changelist"), {"status__exact": "abandoned"})
+    assert results(listing) == [match]
+    page = admin_client.get(url("match_change", match.pk)).content.decode()
+    assert "(the match was abandoned: no person was left at it)" in page
+    response = admin_client.get(hand_url(match, 1))
+    assert response.status_code == 200
+    hand = response.context["hand"]
+    assert hand["over"] and hand["result"]["text"] == "abandoned: no person was left at the table"
+    assert "abandoned: no person was left at the table" in response.content.decode()

@@ -48,8 +48,12 @@ def sign_in(address: str, password: str = PASSWORD):
     )
 
 
-def outage_warnings(caplog) -> list[str]:
-    return [r.getMessage() for r in caplog.records if r.name == "games.shared_cache"]
+def outage_warnings(caplog, what: str = "the cache") -> list[str]:
+    return [
+        r.getMessage()
+        for r in caplog.records
+        if r.name == "games.outage" and r.getMessage().startswith(what + " ")
+    ]
 
 
 @pytest.mark.django_db(transaction=True)
@@ -190,3 +194,51 @@ def test_a_hung_cache_costs_a_request_at_most_its_socket_timeout(cache_server, p
     finally:
         cache_server.resume()
     assert "unreachable (TimeoutError" in outage_warnings(caplog)[0]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_commits_while_live_updates_redis_is_down_warn_once_and_do_not_wait(
+    settings, tmp_path, player, caplog
+):
+    """Every commit publishes "match M is at seq N". With that Redis frozen, the first
+    commit waits out the socket timeout; the next ones skip publishing (stream clients
+    poll the log) instead of each waiting a second, and the outage is one warning, not
+    one per commit. Once Redis answers, commits publish again."""
+    from games import live
+
+    server = RedisServer(tmp_path).start()
+    try:
+        settings.REDIS_URL = server.url
+        settings.CACHE_RETRY_SECONDS = 3
+        live._publisher = None  # the publisher connects to the test's own server
+        _forget_publishing_outage(live)
+        _alice, client = player
+        match_id = create_match(client)["id"]
+        server.pause()
+        took = []
+        for _ in range(4):
+            legal = view(client, match_id)["view"]["legal_actions"]
+            started = time.monotonic()
+            assert act(client, match_id, legal[0]).status_code == 200
+            took.append(time.monotonic() - started)
+        assert took[0] < 2.5 and max(took[1:]) < 0.5, took
+        assert len(outage_warnings(caplog, "Redis for live updates")) == 1
+        server.resume()
+        time.sleep(3.1)
+        with server.client().pubsub() as pubsub:
+            pubsub.subscribe(live.channel(match_id))
+            pubsub.get_message(timeout=1)  # the subscription's confirmation
+            legal = view(client, match_id)["view"]["legal_actions"]
+            assert act(client, match_id, legal[0]).status_code == 200
+            message = pubsub.get_message(timeout=2)
+        assert message is not None and message["type"] == "message"
+        assert outage_warnings(caplog, "Redis for live updates")[-1].endswith("answers again")
+    finally:
+        live._publisher = None
+        _forget_publishing_outage(live)
+        server.stop()
+
+
+def _forget_publishing_outage(live) -> None:
+    if hasattr(live, "publishing"):
+        live.publishing.reset()

@@ -355,3 +355,20 @@ def test_rebuild_projections_wants_match_ids_or_all_and_rebuilds_nothing_for_an_
         call_command("rebuild_projections", str(match.pk), missing, "nope")
     match.refresh_from_db()
     assert (match.score_ns, match.score_we) == (0, 0)
+
+
+@pytest.mark.django_db
+def test_an_abandoned_match_exports_and_verifies_and_says_it_was_abandoned(user, tmp_path):
+    with TestCase.captureOnCommitCallbacks(execute=True):
+        match = services.match_create(user=user, seats=SEATS, options=SHORT)
+        services.match_leave(match_id=match.pk, user=user)
+    match.refresh_from_db()
+    document = export(match)
+    assert document["match"]["status"] == "abandoned"
+    assert document["events"][-1]["type"] == "match_abandoned"
+    assert verify(document, tmp_path).endswith(
+        "(the match was abandoned: no person was left at it)"
+    )
+    document["events"].append({**document["events"][-2], "seq": match.seq + 1})
+    assert f"event {match.seq}" in verify_fails(document, tmp_path)
+    assert "event_after_abandoned" in verify_fails(document, tmp_path)

@@ -6,9 +6,10 @@ and euchre_service/ is parsed, and every call of an error type (RuleError, Servi
 and every class that derives from one, found in the same source) or of
 api_support.error_response gives its first argument, which must be a string literal or
 another error's `.code` passed on (from_rule_error, the stream's error answer); a
-`super().__init__("code", ...)` in an error class, any `code="..."` keyword argument and any
-`{"code": "..."}` dict literal count too. The DRF exception handler's codes, and those of
-gunicorn's own refusals (euchre_service/gunicorn_errors.py), are read from their tables.
+`super().__init__("code", ...)` in an error class, any `code="..."` keyword argument, any
+`x.code = "..."` assignment and any `{"code": "..."}` dict literal count too. The DRF
+exception handler's codes, and those of gunicorn's own refusals
+(euchre_service/gunicorn_errors.py), are read from their tables.
 A code built at run time any other way would not be seen: the test fails on an error call
 whose code it cannot read, so that one cannot be added unnoticed.
 """
@@ -102,6 +103,21 @@ def raised_codes() -> tuple[dict[str, list[str]], list[str], list[tuple[str, str
                     calls.append((cls.name, node.args[0].value, f"{rel}:{node.lineno}"))
         for node in ast.walk(tree):
             where = f"{rel}:{getattr(node, 'lineno', 0)}"
+            if isinstance(node, ast.Assign):  # hint.code = "x", or a, hint.code = ..., "x"
+                for target in node.targets:
+                    pairs = (
+                        zip(target.elts, node.value.elts, strict=False)
+                        if isinstance(target, ast.Tuple) and isinstance(node.value, ast.Tuple)
+                        else [(target, node.value)]
+                    )
+                    for name, value in pairs:
+                        if (
+                            isinstance(name, ast.Attribute)
+                            and name.attr == "code"
+                            and isinstance(value, ast.Constant)
+                            and isinstance(value.value, str)
+                        ):
+                            add(value.value, where)
             if isinstance(node, ast.Dict):
                 for key, value in zip(node.keys, node.values, strict=True):
                     if (
@@ -164,6 +180,7 @@ def test_every_code_the_code_base_can_answer_with_is_in_the_catalogue(scan):
     # The scan does find them: a sample from each source of codes.
     assert {"stale_sequence", "must_follow_suit", "payload_too_large", "not_found"} <= codes
     assert {"malformed_json", "throttled", "stream_needs_asgi", "uri_too_long"} <= codes
+    assert {"hint_failed", "hint_timed_out", "hint_service_unavailable"} <= codes
 
 
 def test_the_engine_internal_codes_are_the_engines_and_unreachable_from_a_request(scan):

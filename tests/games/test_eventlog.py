@@ -4,7 +4,7 @@ import pytest
 from django.test import TestCase
 
 from games import eventlog, services
-from games.models import Match
+from games.models import Event, Match
 from games.services import SeatSpec
 
 pytestmark = pytest.mark.django_db
@@ -25,3 +25,29 @@ def test_a_state_is_folded_only_up_to_the_seq_of_the_match_row_read(django_user_
     fresh = Match.objects.get(pk=match.pk)
     assert fresh.seq == stale.seq + 1
     assert eventlog.load_state(fresh).turn == (turn + 1) % 4
+
+
+def test_nothing_replays_after_match_abandoned(django_user_model):
+    alice = django_user_model.objects.create_user("alice")
+    seats = [SeatSpec("me")] + [SeatSpec("computer", "random")] * 3
+    with TestCase.captureOnCommitCallbacks(execute=False):
+        match = services.match_create(user=alice, seats=seats)
+        services.match_leave(match_id=match.pk, user=alice)
+    events = list(Event.objects.filter(match=match).order_by("seq"))
+    assert events[-1].type == "match_abandoned"
+    replayer = eventlog.Replayer()
+    for event in events:
+        replayer.feed(event.type, event.seat, event.payload)
+    assert replayer.abandoned
+    with pytest.raises(eventlog.LogError) as error:
+        replayer.feed("bid", 1, {"action": {"type": "pass"}})
+    assert error.value.code == "event_after_abandoned"
+
+
+def test_every_event_type_is_listed_in_the_docstring_and_the_architecture_doc():
+    from pathlib import Path
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "architecture.md").read_text()
+    for type_ in eventlog.EVENT_TYPES:
+        assert f"    {type_} " in eventlog.__doc__, type_
+        assert f"`{type_}`" in doc, type_

@@ -61,3 +61,50 @@ def test_only_the_player_who_asked_can_read_a_hint(player, other_player):
     assert bob.get(f"/api/v1/hints/{hint_id}").status_code == 404
     assert ask(bob, match_id).status_code == 404
     assert alice.get("/api/v1/hints/not-a-uuid").status_code == 404
+
+
+def _broken_search(view, rng, budget=None):
+    raise TypeError("a bug in the search")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_hint_whose_working_out_raises_is_answered_as_failed_with_a_code(
+    player, monkeypatch, caplog
+):
+    """Issue 9: a hint that hit Hard's bug stayed `pending` for ever."""
+    monkeypatch.setattr("bots.services.recommend", _broken_search)
+    _user, client = player
+    match_id = create_match(client)["id"]
+    response = ask(client, match_id)
+    assert response.status_code == 202
+    hint = client.get(f"/api/v1/hints/{response.json()['id']}").json()
+    assert hint["status"] == "failed"
+    assert hint["code"] == "hint_failed"
+    assert hint["action"] is None and hint["explanation"]
+    assert any(
+        r.levelname == "ERROR" and "hint failed" in r.getMessage() and match_id in r.getMessage()
+        for r in caplog.records
+    )
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_hint_left_pending_by_a_lost_task_is_ended_by_the_sweep(player, settings):
+    from bots.tasks import sweep_waiting_matches
+    from games.models import Hint
+
+    _user, client = player
+    match_id = create_match(client)["id"]
+    hint_id = ask(client, match_id).json()["id"]
+    Hint.objects.filter(pk=hint_id).update(status="pending", action=None)  # the task was lost
+    settings.HINT_STALE_AFTER = 0
+    sweep_waiting_matches()
+    hint = client.get(f"/api/v1/hints/{hint_id}").json()
+    assert (hint["status"], hint["code"]) == ("failed", "hint_timed_out")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_done_hint_has_no_code(player):
+    _user, client = player
+    match_id = create_match(client)["id"]
+    hint = client.get(f"/api/v1/hints/{ask(client, match_id).json()['id']}").json()
+    assert hint["status"] == "done" and hint["code"] is None

@@ -51,6 +51,11 @@ def stack(django_db_setup, django_db_blocker):
             "CELERY_TASK_DEFAULT_QUEUE": QUEUE,
             "CACHE_KEY_PREFIX": f"hostile-{uuid.uuid4().hex[:8]}",
             "COMPUTER_TURN_SWEEP_EVERY": "5",
+            # High enough for the fuzzing to reach the views behind the throttles.
+            "THROTTLE_GUESTS": "100000/hour",
+            "THROTTLE_MATCHES": "100000/min",
+            # gunicorn's control socket is one path per user: concurrent test runs share none.
+            "GUNICORN_CMD_ARGS": "--no-control-socket",
         },
     )
     try:

@@ -24,7 +24,7 @@ def drop_index(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("games", "0005_turn_timers"),
+        ("games", "0007_hint_code_match_abandoned"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
