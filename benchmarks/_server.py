@@ -1,7 +1,8 @@
-"""Process plumbing for benchmarks/api.py and benchmarks/stream.py: a fresh PostgreSQL
-database, two spare Redis databases, gunicorn (api.py) or uvicorn (stream.py) with the
-production settings and (optionally) one Celery worker. Everything on 127.0.0.1;
-everything it starts it stops, by process group, at the end.
+"""Process plumbing for benchmarks/api.py, benchmarks/stream.py and the hostile-client
+suite (tests/hostile): a fresh PostgreSQL database (or a given one), two spare Redis
+databases, gunicorn and/or uvicorn with the production settings, and (optionally) a
+Celery worker and celery beat. Everything on 127.0.0.1; everything it starts it stops,
+by process group, at the end.
 """
 
 import http.client
@@ -107,6 +108,7 @@ class Stack:
         cache_db: int,
         port: int,
         log_dir: Path,
+        stream_port: int | None = None,
         workers: int = 1,
         threads: int = 1,
         eager: bool = False,
@@ -120,6 +122,8 @@ class Stack:
         self.broker_url = with_path(require_loopback(redis_url), f"/{broker_db}")
         self.cache_url = with_path(redis_url, f"/{cache_db}")
         self.port = port
+        # uvicorn's port when gunicorn runs beside it (the production shape); else `port`.
+        self.stream_port = stream_port or port
         self.workers = workers
         self.threads = threads
         self.eager = eager
@@ -250,15 +254,17 @@ class Stack:
         text = path.read_text(errors="replace") if path.exists() else ""
         return "\n".join(text.splitlines()[-lines:])
 
-    def _port_free(self) -> None:
+    def _port_free(self, port: int) -> None:
         probe = socket.socket()
         try:
-            if probe.connect_ex(("127.0.0.1", self.port)) == 0:
-                raise SystemExit(f"something already listens on 127.0.0.1:{self.port}: --port")
+            if probe.connect_ex(("127.0.0.1", port)) == 0:
+                raise SystemExit(f"something already listens on 127.0.0.1:{port}: --port")
         finally:
             probe.close()
 
-    def _wait_healthy(self, name: str, proc: subprocess.Popen, timeout: float) -> None:
+    def _wait_healthy(
+        self, name: str, proc: subprocess.Popen, timeout: float, port: int
+    ) -> None:
         """Until GET /healthz answers 200 on the port (SystemExit with the log's tail if the
         process exits or `timeout` passes first)."""
         deadline = time.monotonic() + timeout
@@ -266,7 +272,7 @@ class Stack:
             if proc.poll() is not None:
                 raise SystemExit(f"{name} exited:\n{self.log_tail(name)}")
             try:
-                conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=5)
+                conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
                 conn.request("GET", "/healthz", headers={"Host": "127.0.0.1"})
                 status = conn.getresponse().status
                 conn.close()
@@ -278,7 +284,7 @@ class Stack:
         raise SystemExit(f"{name} did not answer /healthz:\n{self.log_tail(name)}")
 
     def start_gunicorn(self, timeout: float = 60) -> None:
-        self._port_free()
+        self._port_free(self.port)
         proc = self._start(
             "gunicorn",
             [
@@ -290,13 +296,13 @@ class Stack:
                 "euchre_service.wsgi:application",
             ],
         )
-        self._wait_healthy("gunicorn", proc, timeout)
+        self._wait_healthy("gunicorn", proc, timeout, self.port)
 
     def start_uvicorn(self, open_files: int = 0, timeout: float = 60) -> subprocess.Popen:
         """One uvicorn process (the ASGI server that serves the live streams), as bin/serve
-        runs it, on 127.0.0.1:port, no access log; with `open_files`, its RLIMIT_NOFILE soft
-        limit raised to that (as `ulimit -n` would) before it starts."""
-        self._port_free()
+        runs it, on 127.0.0.1:stream_port, no access log; with `open_files`, its RLIMIT_NOFILE
+        soft limit raised to that (as `ulimit -n` would) before it starts."""
+        self._port_free(self.stream_port)
 
         def limits() -> None:
             if open_files:
@@ -312,7 +318,7 @@ class Stack:
                 "--host",
                 "127.0.0.1",
                 "--port",
-                str(self.port),
+                str(self.stream_port),
                 "--workers",
                 "1",
                 "--no-access-log",
@@ -321,7 +327,7 @@ class Stack:
             ],
             preexec_fn=limits,
         )
-        self._wait_healthy("uvicorn", proc, timeout)
+        self._wait_healthy("uvicorn", proc, timeout, self.stream_port)
         return proc
 
     def start_worker(self, timeout: float = 60) -> None:

@@ -39,3 +39,8 @@ errorlog = "-"
 loglevel = os.environ.get("GUNICORN_LOG_LEVEL", "info")
 # /dev/shm for the worker heartbeat files: a container's /tmp may be a slow disk.
 worker_tmp_dir = "/dev/shm" if os.path.isdir("/dev/shm") else None
+
+# gunicorn's own refusals (over its limits, malformed HTTP) in the API's JSON error format.
+from euchre_service.gunicorn_errors import install as _json_errors  # noqa: E402
+
+_json_errors()

@@ -1,16 +1,19 @@
 """The API's shared plumbing: the error body, the body size limit, strict input."""
 
+import re
 from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
-from django.http import Http404, JsonResponse
+from django.http import Http404, JsonResponse, QueryDict
 from drf_spectacular.contrib.knox_auth_token import KnoxTokenScheme
+from drf_spectacular.extensions import OpenApiSerializerExtension
 from rest_framework import exceptions, serializers
 from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
+from games.error_codes import error_statuses
 from games.errors import ServiceError
 
 
@@ -69,17 +72,80 @@ class StrictBooleanField(serializers.BooleanField):
         return data
 
 
+_INTEGER = re.compile(r"-?[0-9]+")
+
+
 class StrictSerializer(serializers.Serializer):
-    """Refuses fields it does not know, so a typo is an error rather than ignored."""
+    # Input exactly as the OpenAPI schema states it (StrictSerializerSchema below). A JSON
+    # body: no field it does not know (a typo is an error rather than ignored), a string
+    # field takes a JSON string and an integer field a JSON integer (DRF would take 5 for
+    # "5", and "5" or 5.0 for 5). Query parameters: none it does not know, none given
+    # twice, none given empty. Strings are taken as sent: DRF would trim their whitespace,
+    # so " alice" would pass a pattern the schema says it fails, and "  " a minLength of 1
+    # be refused as blank. (No docstring: the schema would show it for each subclass.)
+
+    def get_fields(self) -> dict[str, serializers.Field]:
+        fields = super().get_fields()
+        for field in fields.values():
+            if isinstance(field, serializers.CharField):
+                field.trim_whitespace = False
+        return fields
 
     def to_internal_value(self, data: Any) -> Any:
-        if isinstance(data, dict):
-            unknown = sorted(set(data) - set(self.fields))
-            if unknown:
-                raise serializers.ValidationError(
-                    {name: ["This field is not allowed."] for name in unknown}
-                )
+        problems: dict[str, list[str]] = {}
+        if isinstance(data, QueryDict):
+            for name, values in data.lists():
+                if name not in self.fields:
+                    problems[name] = ["This parameter is not allowed."]
+                elif len(values) > 1:
+                    problems[name] = ["Give this parameter once."]
+                elif values[0] == "" and not getattr(self.fields[name], "allow_blank", False):
+                    problems[name] = ["This parameter may not be empty."]
+                elif isinstance(self.fields[name], serializers.IntegerField) and not (
+                    _INTEGER.fullmatch(values[0])
+                ):  # DRF would take "1.0", "1e0"-free decimals and non-ASCII digits
+                    problems[name] = ["A valid integer is required."]
+        elif isinstance(data, dict):
+            for name in sorted(set(data) - set(self.fields)):
+                problems[name] = ["This field is not allowed."]
+            for name, field in self.fields.items():
+                value = data.get(name)
+                if value is None or field.read_only:
+                    continue
+                if isinstance(field, serializers.CharField) and not isinstance(value, str):
+                    problems[name] = ["Not a valid string."]
+                elif isinstance(field, serializers.IntegerField) and (
+                    type(value) is not int
+                ):
+                    problems[name] = ["A valid integer is required."]
+        if problems:
+            raise serializers.ValidationError(problems)
         return super().to_internal_value(data)
+
+
+class StrictSerializerSchema(OpenApiSerializerExtension):
+    """drf-spectacular: a strict serializer's request body says it takes no other field,
+    and a list of nested serializers says how many items it takes (spectacular leaves out
+    a ListSerializer's min_length and max_length)."""
+
+    target_class = StrictSerializer
+    match_subclasses = True
+
+    def map_serializer(self, auto_schema: Any, direction: str) -> dict[str, Any]:
+        schema = auto_schema._map_serializer(self.target, direction, bypass_extensions=True)
+        if direction != "request":
+            return schema
+        schema["additionalProperties"] = False
+        serializer = self.target if isinstance(self.target, serializers.Serializer) else None
+        fields = serializer.fields if serializer else self.target().fields
+        for name, field in fields.items():
+            prop = schema.get("properties", {}).get(name)
+            if isinstance(field, serializers.ListSerializer) and prop is not None:
+                if field.min_length is not None:
+                    prop["minItems"] = field.min_length
+                if field.max_length is not None:
+                    prop["maxItems"] = field.max_length
+        return schema
 
 
 class ErrorSerializer(serializers.Serializer):
@@ -89,6 +155,10 @@ class ErrorSerializer(serializers.Serializer):
     seq = serializers.IntegerField(required=False, help_text="The match's newest event.")
     retry_after = serializers.IntegerField(required=False, help_text="Seconds (429 only).")
 
+
+# Every error status of the catalogue (games/error_codes.py) but a server's own failure
+# (a 503 is an answer: stream_needs_asgi, a database that is down), documented on each operation.
+ERROR_RESPONSES = {status: ErrorSerializer for status in error_statuses() if status != 500}
 
 _CODES = {
     exceptions.NotAuthenticated: "not_authenticated",

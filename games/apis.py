@@ -21,7 +21,7 @@ from bots.players import DEFAULT_LEVEL, PLAYERS
 from games import accounts, hints, selectors, services
 from games.api_classes import TokenAuthentication
 from games.api_support import (
-    ErrorSerializer,
+    ERROR_RESPONSES,
     JsonErrorsMixin,
     StrictBooleanField,
     StrictSerializer,
@@ -33,7 +33,7 @@ from games.throttling import ServiceThrottle, WritesThrottle
 # Visible ASCII, no spaces: a UUID, base64 or hex token all fit.
 IDEMPOTENCY_KEY = re.compile(r"[!-~]{1,128}")
 
-ERRORS = {code: ErrorSerializer for code in (400, 401, 404, 409, 413, 422, 429)}
+ERRORS = ERROR_RESPONSES
 
 
 class MatchViewSerializer(serializers.Serializer):
@@ -211,7 +211,12 @@ class MatchListCreateApi(APIView):
     throttle_scope = "matches"
 
     class MatchListCreateInputSerializer(StrictSerializer):
-        seats = SeatInputSerializer(many=True, help_text="Four seats, south, west, north, east.")
+        seats = SeatInputSerializer(
+            many=True,
+            min_length=4,
+            max_length=4,
+            help_text="Four seats, south, west, north, east; exactly one of kind 'me'.",
+        )
         options = OptionsInputSerializer(required=False)
         hints_allowed = StrictBooleanField(required=False, default=True)
         turn_seconds = serializers.IntegerField(
@@ -224,8 +229,6 @@ class MatchListCreateApi(APIView):
         )
 
         def validate_seats(self, seats: list[dict[str, Any]]) -> list[dict[str, Any]]:
-            if len(seats) != 4:
-                raise serializers.ValidationError("A match has exactly four seats.")
             if sum(s["kind"] == "me" for s in seats) != 1:
                 raise serializers.ValidationError("Take exactly one seat yourself (kind 'me').")
             return seats

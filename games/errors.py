@@ -3,6 +3,7 @@
 from typing import Any
 
 from games.engine import RuleError
+from games.error_codes import status_of
 
 
 class ServiceError(Exception):
@@ -41,14 +42,9 @@ class Unprocessable(ServiceError):
     status = 422
 
 
-# Engine codes that are about malformed input or timing rather than the rules.
-_BAD_INPUT_CODES = {"invalid_action", "invalid_card", "invalid_suit", "invalid_option"}
-_CONFLICT_CODES = {"not_your_turn", "sitting_out"}
-
-
 def from_rule_error(exc: RuleError, **extra: Any) -> ServiceError:
-    if exc.code in _BAD_INPUT_CODES:
-        return BadInput(exc.code, exc.message, **extra)
-    if exc.code in _CONFLICT_CODES:
-        return Conflict(exc.code, exc.message, **extra)
-    return RuleViolation(exc.code, exc.message, **extra)
+    """The API's error for a rules-engine error: its status comes from the catalogue
+    (games/error_codes.py); a code not (yet) there is a rule broken, 422."""
+    status = status_of(exc.code, RuleViolation.status)
+    kind = {400: BadInput, 409: Conflict}.get(status, RuleViolation)
+    return kind(exc.code, exc.message, **extra)

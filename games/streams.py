@@ -13,6 +13,7 @@ reconnects with Last-Event-ID, and is authenticated again).
 import asyncio
 import json
 import logging
+import re
 import time
 from collections.abc import AsyncIterator
 from typing import Any
@@ -26,7 +27,8 @@ from rest_framework import exceptions
 from games import live, presence, selectors
 from games.api_classes import TokenAuthentication
 from games.api_errors import is_database_unavailable
-from games.api_support import ascii_whole_number, error_response
+from games.api_support import error_response
+from games.error_codes import error_statuses
 from games.errors import BadInput, ServiceError
 from games.models import MatchStatus
 
@@ -43,7 +45,7 @@ async def match_stream(request: HttpRequest, match_id: str) -> HttpResponse:
         response = _error(
             ServiceError("method_not_allowed", f'Method "{request.method}" not allowed.'), 405
         )
-        response["Allow"] = "GET"
+        response["Allow"] = "GET"  # RFC 9110: a 405 lists the methods the resource takes
         return response
     try:
         after = _after(request)
@@ -80,16 +82,25 @@ def _match_for_caller(request: HttpRequest, match_id: str) -> tuple[Any, int]:
     return selectors.match_for_user(match_id=match_id, user=found[0])
 
 
+_SEQ = re.compile(r"[0-9]{1,12}")
+
+
 def _after(request: HttpRequest) -> int:
-    """Last-Event-ID wins: a browser's EventSource sends it with the original URL."""
-    value = request.headers.get("Last-Event-ID") or request.GET.get("after") or "0"
-    after = ascii_whole_number(value) if len(value) <= 12 else None
-    if after is None:
+    """Last-Event-ID wins: a browser's EventSource sends it with the original URL. Both are
+    checked as the schema states them (schema_hook): ASCII digits only (str.isdigit would
+    take "²", which int() then refuses), `after` once and not empty, an empty
+    Last-Event-ID the same as none."""
+    header = request.headers.get("Last-Event-ID", "")
+    afters = request.GET.getlist("after")
+    if (header and not _SEQ.fullmatch(header)) or len(afters) > 1 or (
+        afters and not _SEQ.fullmatch(afters[0])
+    ):
         raise BadInput(
             "invalid_input",
-            "Last-Event-ID and after are the seq of the last event you have: a whole number.",
+            "Last-Event-ID and after (once) are the seq of the last event you have: "
+            "a whole number.",
         )
-    return after
+    return int(header or (afters[0] if afters else "0"))
 
 
 async def _messages(match_id: str, seat: int, after: int) -> AsyncIterator[str]:
@@ -134,6 +145,16 @@ def _error(exc: ServiceError, status: int) -> JsonResponse:
     return response
 
 
+_STATUS_TEXT = {
+    400: "after or Last-Event-ID is not a whole number, or after is given twice",
+    401: "No or bad token",
+    404: "No such match, or no seat for you at it",
+    405: "Any method but GET",
+    503: "Asked of a WSGI process (stream_needs_asgi), or the database is unreachable "
+    "(service_unavailable, with Retry-After)",
+}
+
+
 def schema_hook(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
     """drf-spectacular postprocessing: this async view is not a DRF view, so describe it
     in the OpenAPI document by hand."""
@@ -152,25 +173,29 @@ def schema_hook(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
             "tags": ["matches"],
             "parameters": [
                 {"name": "match_id", "in": "path", "required": True, "schema": {"type": "string"}},
-                {"name": "after", "in": "query", "schema": {"type": "integer", "minimum": 0}},
-                {"name": "Last-Event-ID", "in": "header", "schema": {"type": "string"}},
+                {
+                    "name": "after",
+                    "in": "query",
+                    "schema": {"type": "integer", "minimum": 0, "maximum": 10**12 - 1},
+                },
+                {
+                    "name": "Last-Event-ID",
+                    "in": "header",
+                    "description": "The seq of the last event you have (empty: none).",
+                    "schema": {"type": "string", "pattern": "^[0-9]{0,12}$"},
+                },
             ],
             "security": [{"knoxApiToken": []}],
             "responses": {
                 "200": {"description": "The stream", "content": {"text/event-stream": {}}},
                 "204": {"description": "A finished match with nothing after the given seq."},
                 **{
-                    code: {"description": text, "content": error}
-                    for code, text in (
-                        ("400", "after or Last-Event-ID is not a whole number"),
-                        ("401", "No or bad token"),
-                        ("404", "No such match, or no seat for you at it"),
-                        (
-                            "503",
-                            "Asked of a WSGI process (stream_needs_asgi), or the database "
-                            "is unreachable (service_unavailable, with Retry-After)",
-                        ),
-                    )
+                    str(status): {
+                        "description": _STATUS_TEXT.get(status, "An error (docs/errors.md)"),
+                        "content": error,
+                    }
+                    for status in error_statuses()
+                    if status != 500
                 },
             },
         }

@@ -65,7 +65,7 @@ def test_creating_a_match_with_bad_fields_is_a_400_naming_the_field(player, payl
     "action, status, code",
     [
         ({"type": "play", "card": "ZZ"}, 400, "invalid_card"),
-        ({"type": "play", "card": 7}, 400, "invalid_card"),
+        ({"type": "play", "card": 7}, 400, "invalid_input"),  # a JSON number is no string
         ({"type": "call", "suit": "X"}, 400, "invalid_suit"),
         ({"type": "dance"}, 400, "invalid_input"),
         ({"type": "pass", "extra": 1}, 400, "invalid_input"),
@@ -163,6 +163,21 @@ def test_an_illegal_left_bower_play_over_http_says_why_and_changes_nothing(playe
             assert act(client, match_id, keep_jacks[0]).status_code == 200
             body = view(client, match_id)
     raise AssertionError("no left bower refusal in 10 matches")
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "path", ["/api/v1/matches?format=xml", "/api/v1/matches?format=api", "/api/v1/schema?format=x"]
+)
+def test_an_unknown_format_override_is_a_json_404_not_a_500(player, path):
+    """DRF's ?format= override with no such renderer raises Django's Http404, which has no
+    .detail: the error handler crashed on it (a 500 HTML page), and the schema endpoint
+    rendered its error as YAML. Found by the hostile-client suite."""
+    _user, client = player
+    response = client.get(path)
+    assert response.status_code == 404
+    assert response["Content-Type"] == "application/json"
+    assert response.json() == {"code": "not_found", "detail": "Not found."}
 
 
 @pytest.mark.django_db
