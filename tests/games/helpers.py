@@ -43,3 +43,13 @@ def play_to_the_end(client, match_id: str, max_actions: int = 3000) -> dict[str,
         assert response.status_code == 200, response.content
         body = view(client, match_id)
     raise AssertionError("the match did not end")
+
+
+def assert_error(response, status: int, code: str) -> dict[str, Any]:
+    """The API's error body: the status, JSON, the code, and a sentence for a person."""
+    assert response.status_code == status, response.content[:300]
+    assert response["Content-Type"] == "application/json"
+    body = response.json()
+    assert body["code"] == code, body
+    assert isinstance(body["detail"], str) and body["detail"].endswith((".", "?", "!")), body
+    return body

@@ -5,7 +5,7 @@ import json
 import pytest
 
 from games.models import Event, Match
-from tests.games.helpers import COMPUTERS, act, create_match, view
+from tests.games.helpers import COMPUTERS, act, assert_error, create_match, view
 
 
 def seq_of(match_id: str) -> int:
@@ -18,13 +18,6 @@ def running(player):
     match_id = create_match(client, [{"kind": "me"}] + [{"kind": "open"}] * 3)["id"]
     return client, match_id
 
-
-def assert_error(response, status: int, code: str) -> dict:
-    assert response.status_code == status, response.content
-    body = response.json()
-    assert body["code"] == code
-    assert isinstance(body["detail"], str) and body["detail"].endswith((".", "?", "!"))
-    return body
 
 
 @pytest.mark.django_db

@@ -8,7 +8,7 @@ import pytest
 from rest_framework.test import APIClient
 
 from games.models import Match
-from tests.games.helpers import COMPUTERS, OPEN, create_match
+from tests.games.helpers import COMPUTERS, OPEN, assert_error, create_match
 
 DEEP = {
     "arrays": "[" * 2000,
@@ -22,13 +22,6 @@ def post(client, path: str, body, content_type: str = "application/json"):
     client.raise_request_exception = False
     return client.generic("POST", path, body, content_type=content_type)
 
-
-def assert_error(response, status: int, code: str) -> dict:
-    assert response.status_code == status, response.content[:300]
-    assert response["Content-Type"] == "application/json"
-    body = response.json()
-    assert body["code"] == code, body
-    return body
 
 
 @pytest.fixture

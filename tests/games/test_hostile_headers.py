@@ -6,7 +6,7 @@ import pytest
 import requests
 from django.test import Client
 
-from tests.games.helpers import OPEN, create_match
+from tests.games.helpers import OPEN, assert_error, create_match
 from tests.games.server_support import Player
 
 NO_MATCH = "00000000-0000-0000-0000-000000000000"
@@ -19,13 +19,6 @@ BAD_TOKENS = [
     "Token " + "z" * 64,  # ASCII, but not hex
 ]
 
-
-def assert_error(response, status: int, code: str) -> dict:
-    assert response.status_code == status, response.content[:300]
-    assert response["Content-Type"] == "application/json"
-    body = response.json()
-    assert body["code"] == code, body
-    return body
 
 
 @pytest.mark.django_db
