@@ -35,8 +35,7 @@ SAFE_TASK = {
 }
 
 
-@shared_task(name=later.SWEEP_WAITING_MATCHES, ignore_result=True)
-def sweep_waiting_matches() -> int:
+def sweep() -> int:
     """Abandon the matches at which no person sits any more; re-queue the turn of every
     match that has waited on a computer player for longer than COMPUTER_TURN_STALE_AFTER
     seconds (a lost message, a broker outage); enforce turn deadlines passed by
@@ -63,14 +62,15 @@ def sweep_waiting_matches() -> int:
     return abandoned + queued + timed_out
 
 
-@shared_task(name=later.TIME_OUT_TURN, **SAFE_TASK)
-def time_out_turn(match_id: str) -> bool:
+def time_out(match_id: str) -> bool:
     """Enforce the match's turn deadline if it has passed (a later deadline: no-op)."""
     return seat_time_out(match_id=match_id)
 
 
+sweep_waiting_matches = shared_task(name=later.SWEEP_WAITING_MATCHES, ignore_result=True)(sweep)
+time_out_turn = shared_task(name=later.TIME_OUT_TURN, **SAFE_TASK)(time_out)
 # The names these tasks had in bots.tasks before they moved here: a message queued under
 # one before the release that moved them (a timer's countdown, a sweep sent by beat) still
 # runs. Drop them a release later.
-shared_task(name="bots.tasks.sweep_waiting_matches", ignore_result=True)(sweep_waiting_matches.run)
-shared_task(name="bots.tasks.time_out_turn", **SAFE_TASK)(time_out_turn.run)
+shared_task(name="bots.tasks.sweep_waiting_matches", ignore_result=True)(sweep)
+shared_task(name="bots.tasks.time_out_turn", **SAFE_TASK)(time_out)
