@@ -346,7 +346,9 @@ class MatchJoinApi(APIView):
     throttle_scope = "matches"
 
     class MatchJoinInputSerializer(StrictSerializer):
-        seat = serializers.IntegerField(min_value=0, max_value=3, required=False)
+        seat = serializers.IntegerField(
+            min_value=0, max_value=len(E.SEAT_NAMES) - 1, required=False
+        )
 
     @extend_schema(
         request=MatchJoinInputSerializer,
@@ -375,8 +377,7 @@ class MatchLeaveApi(APIView):
         summary="Leave: a computer player takes your seat",
     )
     def post(self, request: Request, match_id: str) -> Response:
-        match, seat = selectors.match_for_user(match_id=match_id, user=request.user)
-        services.match_leave(match_id=match.pk, user=request.user)
+        match = services.match_leave(match_id=match_id, user=request.user)  # 404 if no seat
         match.refresh_from_db()
         return Response({**selectors.match_summary(match), "you": None})
 
