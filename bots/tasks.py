@@ -1,33 +1,14 @@
-"""Celery tasks: a thin interface over the services. Each is safe to run twice."""
-
-from datetime import timedelta
+"""The computer players' and the hints' Celery tasks: a thin interface over
+bots/services.py. Games asks for them by name (games.later); each is safe to run twice."""
 
 from celery import shared_task
-from django.conf import settings
-from django.db import InterfaceError, OperationalError
-from django.utils import timezone
 
 from bots.services import computer_turn_play, hint_compute
-from games.models import Hint, HintStatus, Match, MatchStatus, SeatKind
-from games.services import match_abandon, seat_time_out
-from games.turns import enqueue_computer_turn
-
-# A database that is restarting, a connection cut, a lock not had in time: the task
-# is retried with back-off (1, 2, 4, ... seconds, jittered, bounded) rather than left
-# for the sweep. The retry carries the same expected seq, so a move is never doubled.
-DATABASE_ERRORS = (OperationalError, InterfaceError)
-RETRY_ON_DATABASE_ERRORS = {
-    "autoretry_for": DATABASE_ERRORS,
-    "retry_backoff": True,
-    "retry_backoff_max": settings.COMPUTER_TURN_RETRY_BACKOFF_MAX,
-    "retry_jitter": True,
-    "max_retries": settings.COMPUTER_TURN_MAX_RETRIES,
-}
+from games import later
+from games.tasks import SAFE_TASK
 
 
-@shared_task(
-    acks_late=True, reject_on_worker_lost=True, ignore_result=True, **RETRY_ON_DATABASE_ERRORS
-)
+@shared_task(name=later.PLAY_COMPUTER_TURN, **SAFE_TASK)
 def play_computer_turn(match_id: str, expected_seq: int) -> bool:
     """Play one computer move if the match is still at `expected_seq`. Acknowledged only
     once done, and requeued if the worker dies, so a move is never lost; the expected
@@ -36,44 +17,6 @@ def play_computer_turn(match_id: str, expected_seq: int) -> bool:
     return computer_turn_play(match_id=match_id, expected_seq=expected_seq)
 
 
-@shared_task(ignore_result=True)
-def sweep_waiting_matches() -> int:
-    """Abandon the matches at which no person sits any more; re-queue the turn of every
-    match that has waited on a computer player for longer than COMPUTER_TURN_STALE_AFTER
-    seconds (a lost message, a broker outage); enforce turn deadlines passed by
-    TURN_TIMER_SWEEP_GRACE seconds (a lost timer); end hints pending for longer than
-    HINT_STALE_AFTER seconds (a lost task) as failed."""
-    live = Match.objects.filter(status__in=(MatchStatus.WAITING, MatchStatus.ACTIVE))
-    unattended = live.exclude(seats__kind=SeatKind.HUMAN).values_list("pk", flat=True)
-    abandoned = sum(match_abandon(match_id=pk) for pk in unattended)
-    cutoff = timezone.now() - timedelta(seconds=settings.COMPUTER_TURN_STALE_AFTER)
-    waiting = Match.objects.filter(
-        status=MatchStatus.ACTIVE, awaiting_computer=True, updated_at__lt=cutoff
-    ).values_list("pk", "seq")
-    queued = sum(enqueue_computer_turn(pk, seq) for pk, seq in waiting.iterator())
-    late = timezone.now() - timedelta(seconds=settings.TURN_TIMER_SWEEP_GRACE)
-    overdue = Match.objects.filter(status=MatchStatus.ACTIVE, turn_deadline__lt=late)
-    timed_out = sum(seat_time_out(match_id=pk) for pk in overdue.values_list("pk", flat=True))
-    hint_cutoff = timezone.now() - timedelta(seconds=settings.HINT_STALE_AFTER)
-    Hint.objects.filter(status=HintStatus.PENDING, created_at__lt=hint_cutoff).update(
-        status=HintStatus.FAILED,
-        code="hint_timed_out",
-        explanation="The hint was not worked out in time; ask again or play on.",
-        completed_at=timezone.now(),
-    )
-    return abandoned + queued + timed_out
-
-
-@shared_task(
-    acks_late=True, reject_on_worker_lost=True, ignore_result=True, **RETRY_ON_DATABASE_ERRORS
-)
-def time_out_turn(match_id: str) -> bool:
-    """Enforce the match's turn deadline if it has passed (a later deadline: no-op)."""
-    return seat_time_out(match_id=match_id)
-
-
-@shared_task(
-    acks_late=True, reject_on_worker_lost=True, ignore_result=True, **RETRY_ON_DATABASE_ERRORS
-)
+@shared_task(name=later.COMPUTE_HINT, **SAFE_TASK)
 def compute_hint(hint_id: str) -> str:
     return hint_compute(hint_id=hint_id)

@@ -257,7 +257,7 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BEAT_SCHEDULE = {
     "sweep-waiting-matches": {
-        "task": "bots.tasks.sweep_waiting_matches",
+        "task": "games.tasks.sweep_waiting_matches",
         "schedule": float(os.environ.get("COMPUTER_TURN_SWEEP_EVERY", "15")),
     },
 }

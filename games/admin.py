@@ -34,6 +34,9 @@ from django.utils.html import format_html
 from games import engine as E
 from games import fairness, projections
 from games.deal_view import seat_cards
+from games.engine.cards import SUIT_LETTERS
+from games.engine.cards import SUIT_NAMES as ENGINE_SUIT_NAMES
+from games.engine.cards import SUIT_SYMBOLS as ENGINE_SUIT_SYMBOLS
 from games.eventlog import LogError, Replayer
 from games.management.match_log import LogProblem, check_events
 from games.models import Event, Hand, Match, Seat, SeatKind
@@ -41,8 +44,8 @@ from games.selectors import event_for_seat
 from games.throttling import FailureLimit, client_address, normalized_name
 
 TEAM_NAMES = ("south-north", "west-east")
-SUIT_SYMBOLS = dict(zip("CDHS", "♣♦♥♠", strict=True))
-SUIT_NAMES = dict(zip("CDHS", ("clubs", "diamonds", "hearts", "spades"), strict=True))
+SUIT_SYMBOLS = dict(zip(SUIT_LETTERS, ENGINE_SUIT_SYMBOLS, strict=True))  # "C" -> "♣"
+SUIT_NAMES = dict(zip(SUIT_LETTERS, ENGINE_SUIT_NAMES, strict=True))  # "C" -> "clubs"
 RESULT_WORDS = {
     "made": "made it",
     "march": "march: all five tricks",

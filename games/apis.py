@@ -17,8 +17,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from bots.players import DEFAULT_LEVEL, PLAYERS
 from games import accounts, hints, selectors, services
+from games import engine as E
 from games.api_classes import TokenAuthentication
 from games.api_support import (
     ERROR_RESPONSES,
@@ -26,7 +26,9 @@ from games.api_support import (
     StrictBooleanField,
     StrictSerializer,
 )
+from games.engine.options import LONE_LEAD_CHOICES, TARGET_SCORE_MAX, TARGET_SCORE_MIN
 from games.errors import BadInput, Conflict
+from games.levels import LEVELS
 from games.models import HintStatus, MatchStatus
 from games.throttling import ServiceThrottle, WritesThrottle
 
@@ -179,24 +181,26 @@ class TokenApi(KnoxLoginView):
 
 
 class SeatInputSerializer(StrictSerializer):
-    kind = serializers.ChoiceField(choices=["me", "open", "computer"])
-    level = serializers.ChoiceField(choices=list(PLAYERS), required=False)
+    # The choices are the domain's; services.SeatSpec.checked makes the rules.
+    kind = serializers.ChoiceField(choices=services.SEAT_SPEC_KINDS)
+    level = serializers.ChoiceField(choices=LEVELS, required=False)
 
-    def validate(self, data: dict[str, Any]) -> dict[str, Any]:
-        if data["kind"] == "computer":
-            data.setdefault("level", DEFAULT_LEVEL)
-        elif "level" in data:
-            raise serializers.ValidationError({"level": ["Only a computer seat has a level."]})
-        return data
+    def validate(self, data: dict[str, Any]) -> services.SeatSpec:
+        try:
+            return services.SeatSpec(data["kind"], data.get("level", "")).checked()
+        except BadInput as exc:
+            field = "level" if exc.code == "invalid_level" else "kind"
+            raise serializers.ValidationError({field: [exc.detail]}) from exc
 
 
 class OptionsInputSerializer(StrictSerializer):
-    target_score = serializers.IntegerField(min_value=1, max_value=15, required=False)
+    # The engine's options and their ranges (games/engine/options.py); Options checks them.
+    target_score = serializers.IntegerField(
+        min_value=TARGET_SCORE_MIN, max_value=TARGET_SCORE_MAX, required=False
+    )
     stick_the_dealer = StrictBooleanField(required=False)
     going_alone = StrictBooleanField(required=False)
-    lone_lead = serializers.ChoiceField(
-        choices=["dealer_left", "loner_left", "canadian"], required=False
-    )
+    lone_lead = serializers.ChoiceField(choices=LONE_LEAD_CHOICES, required=False)
     defending_alone = StrictBooleanField(required=False)
 
 
@@ -228,15 +232,18 @@ class MatchListCreateApi(APIView):
             "computer player until they take the seat back (POST .../return). None: off.",
         )
 
-        def validate_seats(self, seats: list[dict[str, Any]]) -> list[dict[str, Any]]:
-            if sum(s["kind"] == "me" for s in seats) != 1:
-                raise serializers.ValidationError("Take exactly one seat yourself (kind 'me').")
-            return seats
+        def validate_seats(self, seats: list[services.SeatSpec]) -> list[services.SeatSpec]:
+            try:
+                return services.seats_check(seats)
+            except BadInput as exc:
+                raise serializers.ValidationError(exc.detail) from exc
 
     class MatchListCreateFilterSerializer(StrictSerializer):
         status = serializers.ChoiceField(choices=MatchStatus.choices, required=False)
         page = serializers.IntegerField(min_value=1, required=False)
-        page_size = serializers.IntegerField(min_value=1, max_value=100, required=False)
+        page_size = serializers.IntegerField(
+            min_value=1, max_value=MatchPagination.max_page_size, required=False
+        )
 
     @extend_schema(
         parameters=[MatchListCreateFilterSerializer],
@@ -267,7 +274,7 @@ class MatchListCreateApi(APIView):
         data = serializer.validated_data
         match = services.match_create(
             user=request.user,
-            seats=[services.SeatSpec(s["kind"], s.get("level", "")) for s in data["seats"]],
+            seats=data["seats"],
             options=data.get("options") or {},
             hints_allowed=data["hints_allowed"],
             turn_seconds=data.get("turn_seconds"),
@@ -339,7 +346,9 @@ class MatchJoinApi(APIView):
     throttle_scope = "matches"
 
     class MatchJoinInputSerializer(StrictSerializer):
-        seat = serializers.IntegerField(min_value=0, max_value=3, required=False)
+        seat = serializers.IntegerField(
+            min_value=0, max_value=len(E.SEAT_NAMES) - 1, required=False
+        )
 
     @extend_schema(
         request=MatchJoinInputSerializer,
@@ -368,8 +377,7 @@ class MatchLeaveApi(APIView):
         summary="Leave: a computer player takes your seat",
     )
     def post(self, request: Request, match_id: str) -> Response:
-        match, seat = selectors.match_for_user(match_id=match_id, user=request.user)
-        services.match_leave(match_id=match.pk, user=request.user)
+        match = services.match_leave(match_id=match_id, user=request.user)  # 404 if no seat
         match.refresh_from_db()
         return Response({**selectors.match_summary(match), "you": None})
 
@@ -391,9 +399,8 @@ class MatchActionApi(APIView):
     throttle_scope = "actions"
 
     class MatchActionInputSerializer(StrictSerializer):
-        type = serializers.ChoiceField(
-            choices=["pass", "order_up", "call", "discard", "defend_alone", "play"]
-        )
+        # The shape only (the schema's); the engine parses the action (action_from_dict).
+        type = serializers.ChoiceField(choices=E.ACTION_TYPES)
         card = serializers.CharField(max_length=3, required=False, help_text="e.g. 'JH', 'TD'")
         suit = serializers.CharField(max_length=1, required=False, help_text="C, D, H or S")
         alone = StrictBooleanField(required=False)

@@ -1,12 +1,14 @@
 """Every error `code` the API answers with: the one list, with its HTTP statuses and meaning.
 
 The API's error body is `{"code", "detail"}`; clients switch on `code`. This module is the
-source of truth: `games.errors.from_rule_error` takes the status of a rules-engine code
-from it, the OpenAPI schema documents every status in it, docs/errors.md is generated
-from it (`python -m games.error_codes > docs/errors.md`), and tests/games/test_error_codes.py
-checks that every code the code base can raise is here and that the page matches.
+source of truth: the OpenAPI schema documents every status in it (a rules-engine code's
+status follows from its kind, games.errors.ERROR_OF_KIND; a test checks they agree),
+docs/errors.md is generated from it (`python -m games.error_codes > docs/errors.md`), and
+tests/games/test_error_codes.py checks that every code the code base can raise is here and
+that the page matches.
 
-Adding a code is one line in CATALOGUE (then regenerate docs/errors.md).
+Adding a code is one line in CATALOGUE (then regenerate docs/errors.md); a new code of the
+rules engine is a line in games/engine/errors.py KINDS too, which gives its status.
 Pure Python, no Django: the hostile-client suite's schemathesis hooks import it too.
 """
 
@@ -53,7 +55,7 @@ CATALOGUE: dict[str, ErrorCode] = {
     "username_taken": C((409,), "That username, or one that differs only in case or form, is taken."),  # noqa: E501
     # ------------------------------------------------ matches
     "invalid_seats": C((400,), "A match has four seats, exactly one of them yours (kind 'me')."),
-    "invalid_level": C((400,), "Unknown computer player level."),
+    "invalid_level": C((400,), "Unknown computer player level, or a level for a seat that is not a computer's."),  # noqa: E501
     "invalid_turn_seconds": C((400,), "The turn timer is outside its range."),
     "invalid_option": C((400,), "A rules option is unknown or has a wrong value."),
     "already_seated": C((409,), "You already have a seat at this match."),
@@ -69,14 +71,16 @@ CATALOGUE: dict[str, ErrorCode] = {
     "too_many_active_matches": C((409,), "You sit at as many waiting or active matches as one person may."),  # noqa: E501
     "idempotency_key_reused": C((409,), "This Idempotency-Key was used for another match."),
     "hints_disabled": C((422,), "Hints are switched off in this match."),
-    # ------------------------------------------------ the rules (games/engine), with `seq`
+    # ------------------------------------------------ the rules (games/engine), with `seq`;
+    # the status by the code's kind (games.engine.errors.KINDS): malformed 400, out of
+    # turn 409, illegal 422
     "invalid_action": C((400,), "The action is malformed: unknown type, or a field it does not take."),  # noqa: E501
     "invalid_card": C((400,), "That is not a card (use e.g. 'JH', 'TD')."),
     "invalid_suit": C((400,), "That is not a suit (C, D, H or S)."),
+    "invalid_seat": C((400,), "A seat is a number from 0 to 3."),
     "not_your_turn": C((409,), "It is another seat's turn (for an action or a hint)."),
     "sitting_out": C((409,), "You sit this hand out: your partner went alone."),
     "wrong_phase": C((422,), "That kind of action is not taken in this phase of the hand."),
-    "invalid_seat": C((422,), "A seat is a number from 0 to 3."),
     "going_alone_disabled": C((422,), "Going alone is switched off in this match."),
     "dealer_must_call": C((422,), "Stick the dealer: the dealer must name a suit."),
     "cannot_name_turned_down_suit": C((422,), "The suit turned down this hand cannot be named."),
@@ -96,12 +100,6 @@ CATALOGUE: dict[str, ErrorCode] = {
 ENGINE_INTERNAL = {"invalid_deck", "inconsistent_sample", "invalid_seed", "invalid_state"}
 
 
-def status_of(code: str, default: int) -> int:
-    """The usual HTTP status of `code` (`default` for a code not in the catalogue)."""
-    entry = CATALOGUE.get(code)
-    return entry.statuses[0] if entry else default
-
-
 def error_statuses() -> list[int]:
     """Every error status (4xx, 5xx) some code is answered with, in order."""
     return sorted({s for entry in CATALOGUE.values() for s in entry.statuses if s >= 400})
@@ -112,7 +110,7 @@ def render_markdown() -> str:
     lines = [
         "# Error codes",
         "",
-        "Every error under `/api/` is a JSON body `{\"code\", \"detail\"}`: `code` is stable and",
+        'Every error under `/api/` is a JSON body `{"code", "detail"}`: `code` is stable and',
         "for programs to switch on, `detail` is a sentence for a person. Some add fields:",
         "`errors` (per-field problems, with `invalid_input`), `seq` (the match's newest event,",
         "with the rules codes and `stale_sequence`), `retry_after` (seconds, with 429).",

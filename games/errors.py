@@ -2,8 +2,7 @@
 
 from typing import Any
 
-from games.engine import RuleError
-from games.error_codes import status_of
+from games.engine import RuleError, RuleKind
 
 
 class ServiceError(Exception):
@@ -42,9 +41,15 @@ class Unprocessable(ServiceError):
     status = 422
 
 
+# The service's answer to each kind of rules-engine error (the catalogue, games/error_codes.py,
+# agrees: tests/games/test_error_codes.py).
+ERROR_OF_KIND: dict[RuleKind, type[ServiceError]] = {
+    RuleKind.MALFORMED: BadInput,  # 400
+    RuleKind.OUT_OF_TURN: Conflict,  # 409
+    RuleKind.ILLEGAL: RuleViolation,  # 422
+}
+
+
 def from_rule_error(exc: RuleError, **extra: Any) -> ServiceError:
-    """The API's error for a rules-engine error: its status comes from the catalogue
-    (games/error_codes.py); a code not (yet) there is a rule broken, 422."""
-    status = status_of(exc.code, RuleViolation.status)
-    kind = {400: BadInput, 409: Conflict}.get(status, RuleViolation)
-    return kind(exc.code, exc.message, **extra)
+    """The API's error for a rules-engine error, by its kind."""
+    return ERROR_OF_KIND[exc.kind](exc.code, exc.message, **extra)

@@ -205,10 +205,6 @@ def load(match: Match) -> Folded:
     return Folded(replayer.state, replayer.commitment)
 
 
-def load_state(match: Match) -> E.MatchState:
-    return load(match).state
-
-
 def remember_on_commit(match: Match, folded: Folded) -> None:
     entry = (match.seq, folded.state.clone(), folded.commitment)
 

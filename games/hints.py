@@ -1,17 +1,13 @@
-"""Asking for a hint: recorded here, worked out by a worker (bots.tasks.compute_hint)."""
+"""Asking for a hint: recorded here, worked out by a worker (the task later.COMPUTE_HINT)."""
 
-import logging
 from typing import Any
 
-from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
-from games import eventlog, selectors
+from games import eventlog, later, selectors
 from games.errors import Conflict, NotFound, RuleViolation
 from games.models import Hint, HintStatus, MatchStatus
-
-log = logging.getLogger(__name__)
 
 
 def hint_request(*, match_id: Any, user: AbstractBaseUser) -> Hint:
@@ -57,15 +53,7 @@ def hint_body(hint: Hint) -> dict[str, Any]:
 
 
 def _enqueue(hint_id: Any) -> None:
-    from bots.tasks import compute_hint
-
-    try:
-        if settings.CELERY_TASK_ALWAYS_EAGER:
-            compute_hint.apply((str(hint_id),))
-        else:
-            compute_hint.apply_async((str(hint_id),), retry=False)
-    except Exception:
-        log.warning("could not queue hint %s", hint_id)
+    if not later.run_soon(later.COMPUTE_HINT, str(hint_id)):
         Hint.objects.filter(pk=hint_id).update(
             status=HintStatus.FAILED,
             code="hint_service_unavailable",

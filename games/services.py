@@ -17,24 +17,55 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from bots.players import DEFAULT_LEVEL, PLAYERS
 from games import engine as E
 from games import eventlog, fairness, live, projections, timers
 from games.errors import BadInput, Conflict, NotFound, Unprocessable, from_rule_error
 from games.eventlog import NewEvent
+from games.levels import DEFAULT_LEVEL, LEVELS
 from games.models import IdempotentResponse, Match, MatchStatus, Seat, SeatKind
 from games.selectors import is_match_id, player_view_get
 from games.turns import plays_for_computer, schedule_computer_turn, seat_to_act
 
 MIN_TURN_SECONDS, MAX_TURN_SECONDS = 5, 3600
+# What the creator of a match may ask for at a seat (SeatSpec.kind).
+ME, OPEN, COMPUTER = "me", "open", "computer"
+SEAT_SPEC_KINDS = (ME, OPEN, COMPUTER)
 
 
 @dataclass(frozen=True)
 class SeatSpec:
     """What the creator asks for at one seat."""
 
-    kind: str  # "me", "open" or "computer"
-    level: str = ""
+    kind: str  # ME, OPEN or COMPUTER
+    level: str = ""  # a computer's (games.levels); none: DEFAULT_LEVEL
+
+    def checked(self) -> "SeatSpec":
+        """The seat as the match gets it (a computer's level filled in); BadInput for an
+        unknown kind or level, or a level asked of a seat that is not a computer."""
+        if self.kind not in SEAT_SPEC_KINDS:
+            raise BadInput(
+                "invalid_seats", f"A seat's kind is one of {', '.join(SEAT_SPEC_KINDS)}."
+            )
+        if self.kind != COMPUTER:
+            if self.level:
+                raise BadInput("invalid_level", "Only a computer seat has a level.")
+            return self
+        if self.level and self.level not in LEVELS:
+            raise BadInput(
+                "invalid_level",
+                f"Unknown computer level {self.level!r}: use one of {', '.join(LEVELS)}.",
+            )
+        return SeatSpec(COMPUTER, self.level or DEFAULT_LEVEL)
+
+
+def seats_check(seats: list[SeatSpec]) -> list[SeatSpec]:
+    """The four seats a match is created with, each checked; BadInput if not four, or not
+    exactly one of them the creator's own (ME)."""
+    if len(seats) != 4:
+        raise BadInput("invalid_seats", "A match has exactly four seats.")
+    if sum(spec.kind == ME for spec in seats) != 1:
+        raise BadInput("invalid_seats", "Take exactly one seat yourself (kind 'me').")
+    return [spec.checked() for spec in seats]
 
 
 @dataclass(frozen=True)
@@ -55,21 +86,12 @@ def match_create(
     first_dealer: int = 3,
     turn_seconds: int | None = None,
 ) -> Match:
-    if len(seats) != 4:
-        raise BadInput("invalid_seats", "A match has exactly four seats.")
+    seats = seats_check(seats)
     if turn_seconds is not None and not MIN_TURN_SECONDS <= turn_seconds <= MAX_TURN_SECONDS:
         raise BadInput(
             "invalid_turn_seconds",
             f"A turn timer is {MIN_TURN_SECONDS} to {MAX_TURN_SECONDS} seconds (or none).",
         )
-    if sum(spec.kind == "me" for spec in seats) != 1:
-        raise BadInput("invalid_seats", "Take exactly one seat yourself (kind 'me').")
-    for spec in seats:
-        if spec.kind == "computer" and spec.level not in PLAYERS:
-            raise BadInput(
-                "invalid_level",
-                f"Unknown computer level {spec.level!r}: use one of {', '.join(PLAYERS)}.",
-            )
     try:
         rules = E.Options.from_dict(options)
     except E.RuleError as exc:
@@ -97,9 +119,9 @@ def match_create(
             )
         ]
         for index, spec in enumerate(seats):
-            if spec.kind == "me":
+            if spec.kind == ME:
                 seat = Seat.objects.create(match=match, index=index, kind=SeatKind.HUMAN, user=user)
-            elif spec.kind == "computer":
+            elif spec.kind == COMPUTER:
                 seat = Seat.objects.create(
                     match=match, index=index, kind=SeatKind.COMPUTER, bot_level=spec.level
                 )
@@ -341,7 +363,7 @@ def _commit_events(match: Match, folded: eventlog.Folded, events: list[NewEvent]
     state = folded.state
     events = list(events)
     abandoning = any(e.type == "match_abandoned" for e in events)
-    if match.status == MatchStatus.WAITING and not abandoning and _all_seats_taken(match, events):
+    if match.status == MatchStatus.WAITING and not abandoning and _all_seats_taken(match):
         events.append(NewEvent("match_started"))
     hand_over = any(e.type in ("hand_scored", "hand_thrown_in") for e in events)
     if hand_over:
@@ -366,7 +388,7 @@ def _commit_events(match: Match, folded: eventlog.Folded, events: list[NewEvent]
         timers.schedule_timeout(match)
 
 
-def _all_seats_taken(match: Match, events: list[NewEvent]) -> bool:
+def _all_seats_taken(match: Match) -> bool:
     return not match.seats.filter(kind=SeatKind.OPEN).exists()
 
 

@@ -8,18 +8,14 @@ queued on commit; in-process mode (the embedded default) a timer thread; and the
 periodic sweep for any deadline whose task was lost.
 """
 
-import logging
-import threading
 from datetime import datetime, timedelta
 
-from django.conf import settings
-from django.db import connections, transaction
+from django.db import transaction
 from django.utils import timezone
 
+from games import later
 from games.eventlog import NewEvent
 from games.models import Match, MatchStatus, Seat, SeatKind
-
-log = logging.getLogger(__name__)
 
 # Events after which the person to act gets the full time again.
 _RESTART = {"bid", "discard", "card_played", "hand_dealt", "match_started", "seat_returned"}
@@ -43,26 +39,4 @@ def schedule_timeout(match: Match) -> None:
 
 
 def enqueue_timeout(match_id: object, delay: float) -> None:
-    from bots.tasks import time_out_turn
-
-    if not settings.CELERY_TASK_ALWAYS_EAGER:
-        try:
-            time_out_turn.apply_async((str(match_id),), countdown=delay, retry=False)
-        except Exception:
-            log.warning("could not queue the turn timer of %s; the sweep will", match_id)
-        return
-    if settings.TURN_TIMER_THREADS:
-        timer = threading.Timer(delay + 0.05, _in_thread, (str(match_id),))
-        timer.daemon = True
-        timer.start()
-
-
-def _in_thread(match_id: str) -> None:
-    from bots.tasks import time_out_turn
-
-    try:
-        time_out_turn.apply((match_id,))
-    except Exception:
-        log.exception("turn timer of %s failed", match_id)
-    finally:
-        connections.close_all()  # this thread's own connection
+    later.run_after(later.TIME_OUT_TURN, str(match_id), seconds=delay)

@@ -2,23 +2,18 @@
 
 In production the turn goes to a Celery worker through the broker, with a short
 timeout: if the broker is down, the person's action has committed all the same,
-and the periodic sweep (bots.tasks.sweep_waiting_matches) queues the turn again
+and the periodic sweep (games.tasks.sweep_waiting_matches) queues the turn again
 later. With tasks run in-process (the embedded default and most tests), turns
 run one after another in a loop rather than nested inside each other's commits,
-so a match of four computer players does not recurse once per card.
+so a match of four computer players does not recurse once per card (games.later).
 """
-
-import logging
-import threading
 
 from django.conf import settings
 from django.db import transaction
 
 from games import engine as E
+from games import later
 from games.models import Match, Seat, SeatKind
-
-log = logging.getLogger(__name__)
-_local = threading.local()
 
 
 def seat_to_act(match: Match, state: E.MatchState) -> Seat | None:
@@ -42,30 +37,7 @@ def schedule_computer_turn(match: Match) -> None:
 def enqueue_computer_turn(match_id: object, seq: int) -> bool:
     """Send the turn to a worker (or run it here, in-process mode). Never raises:
     returns False if the broker could not take it."""
-    from bots.tasks import play_computer_turn
-
-    if not settings.CELERY_TASK_ALWAYS_EAGER:
-        # The pacing delay is a countdown, not a sleep in the worker: a match's turn waits
-        # without holding a worker, so many paced matches do not queue behind each other.
-        delay = settings.COMPUTER_MOVE_DELAY or None
-        try:
-            play_computer_turn.apply_async((str(match_id), seq), retry=False, countdown=delay)
-        except Exception:
-            log.warning("could not queue the computer turn of %s at %s", match_id, seq)
-            return False
-        return True
-    pending = getattr(_local, "pending", None)
-    if pending is not None:
-        pending.append((match_id, seq))
-        return True
-    _local.pending = [(match_id, seq)]
-    try:
-        while _local.pending:
-            next_id, next_seq = _local.pending.pop(0)
-            try:
-                play_computer_turn.apply((str(next_id), next_seq))
-            except Exception:  # the person's own action has committed; log, don't fail it
-                log.exception("computer turn of %s at %s failed", next_id, next_seq)
-    finally:
-        _local.pending = None
-    return True
+    # The pacing delay is a countdown, not a sleep in the worker: a match's turn waits
+    # without holding a worker, so many paced matches do not queue behind each other.
+    delay = settings.COMPUTER_MOVE_DELAY or None
+    return later.run_soon(later.PLAY_COMPUTER_TURN, str(match_id), seq, countdown=delay)

@@ -18,6 +18,8 @@ import random
 from collections.abc import Callable
 from typing import Any
 
+from games.levels import DEFAULT_LEVEL, EASY, HARD, MEDIUM, RANDOM
+
 from .easy import easy_player
 from .hard import Budget, hard_player
 from .medium import medium_player
@@ -31,14 +33,14 @@ def random_player(view: View, rng: random.Random) -> dict[str, Any]:
     return rng.choice(view["legal_actions"])
 
 
-# The first level is the service's default for a computer seat when none is named.
+# One player for each of the levels games offers (games.levels), in its order.
 PLAYERS: dict[str, Player] = {
-    "random": random_player,
-    "easy": easy_player,
-    "medium": medium_player,
-    "hard": hard_player,
+    RANDOM: random_player,
+    EASY: easy_player,
+    MEDIUM: medium_player,
+    HARD: hard_player,
 }
-DEFAULT_LEVEL = "medium"
+__all__ = ["DEFAULT_LEVEL", "PLAYERS", "Player", "View", "choose_action"]
 
 
 def choose_action(

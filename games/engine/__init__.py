@@ -38,7 +38,7 @@ from .cards import (
     trump_order,
 )
 from .deal import seeded_deck, shuffled_deck, validate_deck
-from .errors import RuleError
+from .errors import RuleError, RuleKind
 from .options import Options
 from .state import (
     BID1,
@@ -83,6 +83,7 @@ __all__ = [
     "shuffled_deck",
     "validate_deck",
     "RuleError",
+    "RuleKind",
     "Options",
     "BID1",
     "BID2",

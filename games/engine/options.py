@@ -6,6 +6,7 @@ from typing import Any
 from .errors import RuleError, shown
 
 LONE_LEAD_CHOICES = ("dealer_left", "loner_left", "canadian")
+TARGET_SCORE_MIN, TARGET_SCORE_MAX = 1, 15
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,8 +34,13 @@ class Options:
     defending_alone: bool = False
 
     def __post_init__(self) -> None:
-        if type(self.target_score) is not int or not 1 <= self.target_score <= 15:
-            raise RuleError("invalid_option", "target_score must be a whole number from 1 to 15.")
+        score = self.target_score
+        if type(score) is not int or not TARGET_SCORE_MIN <= score <= TARGET_SCORE_MAX:
+            raise RuleError(
+                "invalid_option",
+                f"target_score must be a whole number from {TARGET_SCORE_MIN} to "
+                f"{TARGET_SCORE_MAX}.",
+            )
         for name in ("stick_the_dealer", "going_alone", "defending_alone"):
             if type(getattr(self, name)) is not bool:
                 raise RuleError("invalid_option", f"{name} must be true or false.")

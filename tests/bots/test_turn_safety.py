@@ -7,10 +7,10 @@ import pytest
 from django.contrib.auth import get_user_model
 
 from bots import players
-from bots.tasks import sweep_waiting_matches
 from games import services
 from games.models import Event, Match, Seat
 from games.services import SeatSpec
+from games.tasks import sweep_waiting_matches
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

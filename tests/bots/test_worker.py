@@ -6,11 +6,11 @@ import pytest
 from django.conf import settings as django_settings
 from django.contrib.auth import get_user_model
 
-from bots.tasks import sweep_waiting_matches
 from euchre_service.celery import app as celery_app
 from games import hints, selectors, services
 from games.models import Event, Hint, Match
 from games.services import SeatSpec
+from games.tasks import sweep_waiting_matches
 from tests.bots.worker_support import ARTIFACTS, Beat, Worker, use_broker, wait_until
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -148,8 +148,8 @@ def test_a_persons_action_commits_while_the_broker_is_down_and_the_computer_move
 
 def test_the_sweep_runs_on_a_beat_schedule():
     schedule = celery_app.conf.beat_schedule
-    assert schedule["sweep-waiting-matches"]["task"] == "bots.tasks.sweep_waiting_matches"
-    assert sweep_waiting_matches.name == "bots.tasks.sweep_waiting_matches"
+    assert schedule["sweep-waiting-matches"]["task"] == "games.tasks.sweep_waiting_matches"
+    assert sweep_waiting_matches.name == "games.tasks.sweep_waiting_matches"
 
 
 def test_a_hint_comes_back_through_a_real_worker(real_broker):
@@ -220,4 +220,4 @@ def test_a_beat_process_sends_the_sweep_that_requeues_a_lost_turn(real_broker):
         worker.stop()
     assert Event.objects.get(match=match, seq=seq + 1).seat == 1
     assert "Sending due task sweep-waiting-matches" in beat.log()
-    assert "bots.tasks.sweep_waiting_matches" in worker.log()
+    assert "games.tasks.sweep_waiting_matches" in worker.log()

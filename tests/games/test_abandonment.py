@@ -6,9 +6,10 @@ import datetime
 import pytest
 from django.utils import timezone
 
-from bots.tasks import play_computer_turn, sweep_waiting_matches
+from bots.tasks import play_computer_turn
 from games import services
 from games.models import Event, Match, Seat
+from games.tasks import sweep_waiting_matches
 from tests.games.helpers import COMPUTERS, OPEN, act, create_match, view
 
 pytestmark = pytest.mark.django_db(transaction=True)

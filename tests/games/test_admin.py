@@ -307,7 +307,7 @@ def test_the_hand_page_of_a_hand_thrown_in_shows_eight_passes_and_no_trick(admin
     )
     for _ in range(8):  # outside a commit the computer seats wait: the test passes for them
         match.refresh_from_db()  # a state is folded up to the row's seq, so read it fresh
-        seat = eventlog.load_state(match).turn
+        seat = eventlog.load(match).state.turn
         services.action_submit(match_id=match.pk, seat_index=seat, action={"type": "pass"})
     response = admin_client.get(hand_url(match, 1))
     hand = response.context["hand"]
@@ -332,14 +332,14 @@ def _running_match_in_its_second_hand(alice) -> Match:
 
     def act(action: dict) -> None:
         match.refresh_from_db()
-        seat = eventlog.load_state(match).turn
+        seat = eventlog.load(match).state.turn
         services.action_submit(match_id=match.pk, seat_index=seat, action=action)
 
     for _ in range(8):
         act({"type": "pass"})
     act({"type": "order_up"})
     match.refresh_from_db()
-    dealer = eventlog.load_state(match).turn  # the dealer discards now
+    dealer = eventlog.load(match).state.turn  # the dealer discards now
     dealt = match.events.filter(type="hand_dealt").order_by("-seq").first().payload
     hand = seat_cards(dealt["deck"], dealt["dealer"], dealer)
     act({"type": "discard", "card": hand[0]})

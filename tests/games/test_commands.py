@@ -32,7 +32,7 @@ def play_to_the_end(user, seed: int = 0, **options) -> Match:
         match.refresh_from_db()
         if match.status == MatchStatus.FINISHED:
             return match
-        state = eventlog.load_state(match)
+        state = eventlog.load(match).state
         with TestCase.captureOnCommitCallbacks(execute=True):
             services.action_submit(
                 match_id=match.pk,

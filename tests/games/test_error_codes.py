@@ -22,7 +22,8 @@ from pathlib import Path
 import pytest
 
 from games import error_codes
-from games.engine import RuleError
+from games.engine import RuleError, RuleKind
+from games.engine.errors import KINDS
 from games.error_codes import CATALOGUE, ENGINE_INTERNAL
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -51,8 +52,7 @@ def error_classes(trees) -> set[str]:
             node.name
             for _path, tree in trees
             for node in ast.walk(tree)
-            if isinstance(node, ast.ClassDef)
-            and any(_name(base) in names for base in node.bases)
+            if isinstance(node, ast.ClassDef) and any(_name(base) in names for base in node.bases)
         } - names
         if not more:
             return names
@@ -206,11 +206,9 @@ def test_an_error_class_answers_with_a_status_its_codes_are_catalogued_with(scan
     status_of = {cls.__name__: cls.status for cls in subclasses(errors.ServiceError)}
     _found, _unreadable, calls = scan
     wrong = [
-        f"{where}: {cls}({code!r}) answers {status_of[cls]}, catalogued "
-        f"{CATALOGUE[code].statuses}"
+        f"{where}: {cls}({code!r}) answers {status_of[cls]}, catalogued {CATALOGUE[code].statuses}"
         for cls, code, where in calls
-        if cls in status_of and code in CATALOGUE
-        and status_of[cls] not in CATALOGUE[code].statuses
+        if cls in status_of and code in CATALOGUE and status_of[cls] not in CATALOGUE[code].statuses
     ]
     assert not wrong, "\n".join(wrong)
 
@@ -244,3 +242,35 @@ def test_docs_errors_md_is_generated_from_the_catalogue():
     )
     for code in CATALOGUE:
         assert f"| `{code}` |" in page
+
+
+def test_every_code_the_engine_raises_has_a_kind_and_the_table_has_no_other(scan):
+    found, _unreadable, _calls = scan
+    raised = {c for c, at in found.items() if any(w.startswith("games/engine/") for w in at)}
+    assert raised - set(KINDS) == set(), "add each to games/engine/errors.py KINDS"
+    assert set(KINDS) - raised == set(), "no longer raised: drop from KINDS"
+
+
+def test_each_kind_of_rules_error_has_its_own_status():
+    from games.errors import ERROR_OF_KIND
+
+    assert {kind: ERROR_OF_KIND[kind].status for kind in RuleKind} == {
+        RuleKind.MALFORMED: 400,
+        RuleKind.OUT_OF_TURN: 409,
+        RuleKind.ILLEGAL: 422,
+    }
+
+
+def test_a_rules_code_nobody_gave_a_kind_is_never_answered_with_a_guessed_status():
+    """Before, a code missing from the hand-kept lists became a 422 unnoticed."""
+    from games.errors import from_rule_error
+
+    with pytest.raises(KeyError):
+        from_rule_error(RuleError("a_code_nobody_listed", "Because."))
+
+
+def test_a_seat_that_is_not_a_seat_is_malformed_input_400_not_an_illegal_move():
+    from games.errors import from_rule_error
+
+    assert RuleError("invalid_seat", "A seat is a number from 0 to 3.").kind == RuleKind.MALFORMED
+    assert from_rule_error(RuleError("invalid_seat", "Because.")).status == 400

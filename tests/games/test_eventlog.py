@@ -18,13 +18,13 @@ def test_a_state_is_folded_only_up_to_the_seq_of_the_match_row_read(django_user_
     with TestCase.captureOnCommitCallbacks(execute=False):  # computer turns wait
         match = services.match_create(user=alice, seats=seats)
     stale = Match.objects.get(pk=match.pk)
-    turn = eventlog.load_state(stale).turn
+    turn = eventlog.load(stale).state.turn
     services.action_submit(match_id=match.pk, seat_index=turn, action={"type": "pass"})
 
-    assert eventlog.load_state(stale).turn == turn
+    assert eventlog.load(stale).state.turn == turn
     fresh = Match.objects.get(pk=match.pk)
     assert fresh.seq == stale.seq + 1
-    assert eventlog.load_state(fresh).turn == (turn + 1) % 4
+    assert eventlog.load(fresh).state.turn == (turn + 1) % 4
 
 
 def test_nothing_replays_after_match_abandoned(django_user_model):

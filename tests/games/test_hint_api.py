@@ -89,8 +89,8 @@ def test_a_hint_whose_working_out_raises_is_answered_as_failed_with_a_code(
 
 @pytest.mark.django_db(transaction=True)
 def test_a_hint_left_pending_by_a_lost_task_is_ended_by_the_sweep(player, settings):
-    from bots.tasks import sweep_waiting_matches
     from games.models import Hint
+    from games.tasks import sweep_waiting_matches
 
     _user, client = player
     match_id = create_match(client)["id"]

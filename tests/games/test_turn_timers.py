@@ -7,9 +7,9 @@ import time
 import pytest
 from django.utils import timezone
 
-from bots.tasks import sweep_waiting_matches
 from games import services
 from games.models import Event, Match, Seat
+from games.tasks import sweep_waiting_matches
 from tests.games.helpers import COMPUTERS, act, create_match, view
 from tests.games.server_support import Player, SseClient
 

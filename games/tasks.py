@@ -1,0 +1,76 @@
+"""The game's own Celery tasks: turn deadlines and the periodic sweep. Each is safe to
+run twice. Games queues tasks only by name, through games.later (which names these
+too); the computer players' and the hints' tasks are bots.tasks (bots sits above games)."""
+
+from datetime import timedelta
+
+from celery import shared_task
+from django.conf import settings
+from django.db import InterfaceError, OperationalError
+from django.utils import timezone
+
+from games import later
+from games.models import Hint, HintStatus, Match, MatchStatus, SeatKind
+from games.services import match_abandon, seat_time_out
+from games.turns import enqueue_computer_turn
+
+# A database that is restarting, a connection cut, a lock not had in time: the task
+# is retried with back-off (1, 2, 4, ... seconds, jittered, bounded) rather than left
+# for the sweep. A retry carries the same arguments (a turn its expected seq), so a
+# move is never doubled.
+DATABASE_ERRORS = (OperationalError, InterfaceError)
+RETRY_ON_DATABASE_ERRORS = {
+    "autoretry_for": DATABASE_ERRORS,
+    "retry_backoff": True,
+    "retry_backoff_max": settings.COMPUTER_TURN_RETRY_BACKOFF_MAX,
+    "retry_jitter": True,
+    "max_retries": settings.COMPUTER_TURN_MAX_RETRIES,
+}
+# Acknowledged once done and requeued if the worker dies: nothing is lost.
+SAFE_TASK = {
+    "acks_late": True,
+    "reject_on_worker_lost": True,
+    "ignore_result": True,
+    **RETRY_ON_DATABASE_ERRORS,
+}
+
+
+def sweep() -> int:
+    """Abandon the matches at which no person sits any more; re-queue the turn of every
+    match that has waited on a computer player for longer than COMPUTER_TURN_STALE_AFTER
+    seconds (a lost message, a broker outage); enforce turn deadlines passed by
+    TURN_TIMER_SWEEP_GRACE seconds (a lost timer); end hints pending for longer than
+    HINT_STALE_AFTER seconds (a lost task) as failed."""
+    live = Match.objects.filter(status__in=(MatchStatus.WAITING, MatchStatus.ACTIVE))
+    unattended = live.exclude(seats__kind=SeatKind.HUMAN).values_list("pk", flat=True)
+    abandoned = sum(match_abandon(match_id=pk) for pk in unattended)
+    cutoff = timezone.now() - timedelta(seconds=settings.COMPUTER_TURN_STALE_AFTER)
+    waiting = Match.objects.filter(
+        status=MatchStatus.ACTIVE, awaiting_computer=True, updated_at__lt=cutoff
+    ).values_list("pk", "seq")
+    queued = sum(enqueue_computer_turn(pk, seq) for pk, seq in waiting.iterator())
+    late = timezone.now() - timedelta(seconds=settings.TURN_TIMER_SWEEP_GRACE)
+    overdue = Match.objects.filter(status=MatchStatus.ACTIVE, turn_deadline__lt=late)
+    timed_out = sum(seat_time_out(match_id=pk) for pk in overdue.values_list("pk", flat=True))
+    hint_cutoff = timezone.now() - timedelta(seconds=settings.HINT_STALE_AFTER)
+    Hint.objects.filter(status=HintStatus.PENDING, created_at__lt=hint_cutoff).update(
+        status=HintStatus.FAILED,
+        code="hint_timed_out",
+        explanation="The hint was not worked out in time; ask again or play on.",
+        completed_at=timezone.now(),
+    )
+    return abandoned + queued + timed_out
+
+
+def time_out(match_id: str) -> bool:
+    """Enforce the match's turn deadline if it has passed (a later deadline: no-op)."""
+    return seat_time_out(match_id=match_id)
+
+
+sweep_waiting_matches = shared_task(name=later.SWEEP_WAITING_MATCHES, ignore_result=True)(sweep)
+time_out_turn = shared_task(name=later.TIME_OUT_TURN, **SAFE_TASK)(time_out)
+# The names these tasks had in bots.tasks before they moved here: a message queued under
+# one before the release that moved them (a timer's countdown, a sweep sent by beat) still
+# runs. Drop them a release later.
+shared_task(name="bots.tasks.sweep_waiting_matches", ignore_result=True)(sweep)
+shared_task(name="bots.tasks.time_out_turn", **SAFE_TASK)(time_out)
