@@ -92,9 +92,7 @@ def _run_in_thread(task: str, args: tuple) -> None:
 
 
 def _registered(task: str) -> Any:
-    """The task registered under `task`. In-process, nothing has imported the apps'
-    tasks modules yet the first time: Celery's autodiscovery does, on demand."""
-    tasks = current_app.tasks
-    if task not in tasks:
-        current_app.loader.import_default_modules()
-    return tasks[task]
+    """The task registered under `task` (each app registers its tasks when it is ready:
+    games/apps.py, bots/apps.py). Not Celery's import_default_modules: under Django that
+    sets Django up again, which reconfigures logging and runs every system check."""
+    return current_app.tasks[task]
