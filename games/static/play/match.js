@@ -902,11 +902,12 @@ export function showMatch(root, id) {
         ? h("div", { class: `small presence ${info.present ? "here" : "gone"}`, "data-testid": "presence", "data-present": String(Boolean(info.present)) },
           info.present ? "● at the table" : "○ not connected")
         : null,
-      h("div", { class: "small seat-line" },
-        hand ? `${hand.hand_sizes[seat]} card${hand.hand_sizes[seat] === 1 ? "" : "s"} · ${hand.tricks_won[seat]} trick${hand.tricks_won[seat] === 1 ? "" : "s"}` : "",
-        turn ? h("span", { class: "turn-note" }, seat === view.seat ? " · Your turn" : " · To act") : null,
+      hand ? h("div", { class: "small seat-line" },
+        `${hand.hand_sizes[seat]} card${hand.hand_sizes[seat] === 1 ? "" : "s"} · ${hand.tricks_won[seat]} trick${hand.tricks_won[seat] === 1 ? "" : "s"}`) : null,
+      turn || badges.length ? h("div", { class: "small seat-line" },
+        turn ? h("span", { class: "turn-note" }, seat === view.seat ? "Your turn" : "To act") : null,
         badges.map((b) => [" ", h("span", { class: "badge" }, b)]),
-      ),
+      ) : null,
     );
   }
 
