@@ -551,12 +551,14 @@ export function showMatch(root, id) {
 
   // ---------------------------------------------------------------- drawing
 
+  // Who sits where, who is at the table or away, and the turn's deadline are not cards:
+  // they are drawn from the newest view at once, not at the pace of the cards.
   function seatInfo(seat) {
-    return st.body.seats[seat];
+    return st.latest.seats[seat];
   }
 
   function amAway() {
-    const body = st.body;
+    const body = st.latest;
     const mine = body.seats[body.view.seat];
     return Boolean(mine && mine.away);
   }
@@ -588,8 +590,8 @@ export function showMatch(root, id) {
     screen.setAttribute("data-dealer", String(view.dealer));
     screen.setAttribute("data-pending", String(pending()));
     screen.setAttribute("data-my-turn", String(myTurnNow()));
-    screen.setAttribute("data-away", String(amAway() && body.status === "active"));
-    screen.setAttribute("data-turn-deadline", body.turn_deadline || "");
+    screen.setAttribute("data-away", String(amAway() && st.latest.status === "active"));
+    screen.setAttribute("data-turn-deadline", st.latest.turn_deadline || "");
     renderStatus();
     renderCountdown();
     renderAway();
@@ -777,7 +779,7 @@ export function showMatch(root, id) {
   // The turn timer: "12 s left" while a person's deadline runs, on this browser's clock
   // (never more than the match's turn_seconds, should this clock be behind the server's).
   function deadlineTime() {
-    const body = st.body;
+    const body = st.latest;
     if (!body || body.status !== "active" || !body.turn_deadline) return null;
     const time = Date.parse(body.turn_deadline);
     return Number.isFinite(time) ? time : null;
@@ -794,7 +796,7 @@ export function showMatch(root, id) {
       return;
     }
     const left = deadline - Date.now();
-    const seconds = Math.max(0, Math.min(st.body.turn_seconds || Infinity, Math.ceil(left / 1000)));
+    const seconds = Math.max(0, Math.min(st.latest.turn_seconds || Infinity, Math.ceil(left / 1000)));
     el.countdown.hidden = false;
     el.countdown.setAttribute("data-seconds", String(seconds));
     el.countdown.classList.toggle("urgent", seconds <= 5);
@@ -803,18 +805,18 @@ export function showMatch(root, id) {
       // The next tick when the whole number of seconds left changes.
       const wait = left - (Math.ceil(left / 1000) - 1) * 1000;
       st.clockTimer = setTimeout(renderCountdown, Math.min(1000, Math.max(50, wait + 20)));
-    } else if (st.lateFor !== st.body.turn_deadline) {
-      st.lateFor = st.body.turn_deadline;
+    } else if (st.lateFor !== st.latest.turn_deadline) {
+      st.lateFor = st.latest.turn_deadline;
       clearTimeout(st.lateTimer);
-      const seq = st.body.seq;
+      const seq = st.latest.seq;
       st.lateTimer = setTimeout(() => {
-        if (!st.stopped && st.body && st.body.seq === seq) refresh();
+        if (!st.stopped && st.latest && st.latest.seq === seq) refresh();
       }, LATE_REFRESH_MS);
     }
   }
 
   function renderAway() {
-    const away = amAway() && st.body.status === "active";
+    const away = amAway() && st.latest.status === "active";
     el.away.hidden = !away;
     if (!away) return;
     replace(el.away,
@@ -883,10 +885,8 @@ export function showMatch(root, id) {
     if (hand && hand.maker === seat) badges.push(hand.alone === seat ? "Maker, alone" : "Maker");
     if (hand && hand.defender_alone === seat) badges.push("Defends alone");
     if (hand && hand.sitting_out.includes(seat)) badges.push("Sits out");
-    const show = st.show;
-    const playing = show && (show.cards.length || view.phase === "play");
-    if (playing && show.winner === seat) badges.push("Won the trick");
-    else if (playing && show.leader === seat) badges.push(show.cards.length ? "Led" : "Leads");
+    // Who led and who won the trick are marked on its cards, and who leads next in the
+    // middle of the table (renderTable).
     const turn = view.turn === seat && body.status === "active" && !pending();
     const away = Boolean(info && info.away);
     return h("div", {
@@ -895,7 +895,7 @@ export function showMatch(root, id) {
       "data-turn": String(turn),
       "data-away": String(away),
     },
-      h("div", { class: "seat-name" }, seat === view.seat ? `${seatName(seat)} · You` : seatName(seat), teamOf(seat) === teamOf(view.seat) && seat !== view.seat ? " · partner" : "",
+      h("div", { class: "seat-name", title: `${seatName(seat)}: ${playerName(info)}` }, seat === view.seat ? `${seatName(seat)} · You` : seatName(seat), teamOf(seat) === teamOf(view.seat) && seat !== view.seat ? " · partner" : "",
         h("span", { class: "player" }, " ", playerName(info))),
       away ? h("div", { class: "small away-note", "data-testid": "away-note", title: "Their time ran out; they can take the seat back" }, "(away — computer playing)") : null,
       info && info.kind === "human" && seat !== view.seat
