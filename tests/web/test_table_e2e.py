@@ -471,3 +471,46 @@ def test_your_turn_is_marked_in_the_lobby_and_leave_hands_the_seat_to_a_computer
         errors.check()
     finally:
         context.close()
+
+
+# ------------------------------------------------------------------ a catch-up is not paced
+
+
+def test_a_backlog_of_more_than_a_hand_is_caught_up_without_the_pace(server, browser, artifacts):
+    """Our time runs out and computer players play the whole match in seconds: the table,
+    at the default pace, does not take the tricks' 1.7 s each to catch up with it."""
+    context, page, errors = guest_page(browser, f"{server}/play/", pace=None)
+    try:
+        seats = [{"kind": "me"}] + [{"kind": "computer", "level": "hard"}] * 3
+        body = {"seats": seats, "options": {"target_score": 10}, "turn_seconds": 5}
+        match_id = api_in_page(page, "POST", "matches", body)["id"]
+        open_match(page, match_id)
+        deadline = time.monotonic() + 90
+        while api_in_page(page, "GET", f"matches/{match_id}")["status"] != "finished":
+            assert time.monotonic() < deadline, "the computer players did not finish in 90 s"
+            time.sleep(0.25)
+        finished = time.monotonic()
+        page.wait_for_function(
+            """() => { const m = document.querySelector('#match');
+                       return m.dataset.status === 'finished'
+                           && m.dataset.pending === 'false'; }""",
+            timeout=30_000,
+        )
+        behind = time.monotonic() - finished
+        tricks, _ = replay_tricks(page, match_id)
+        at_the_pace = len(tricks) * 1.7
+        assert len(tricks) >= 15, len(tricks)
+        assert behind < 10, f"{behind:.1f} s to catch up with {len(tricks)} tricks"
+        last = read_last_trick(page)
+        final = max(tricks)
+        assert (last["hand"], last["trick"]) == final
+        assert last["cards"] == [card for _, card in tricks[final]]
+        print(
+            f"\ncaught up in {behind:.1f} s: {len(tricks)} tricks, {at_the_pace:.0f} s at the pace"
+        )
+        errors.check()
+    except BaseException:
+        page.screenshot(path=str(artifacts / "catch-up-failure.png"), full_page=True)
+        raise
+    finally:
+        context.close()

@@ -30,9 +30,13 @@ const POLL_MS = 2000;
 const LATE_REFRESH_MS = 2500;
 const RETURN_ATTEMPTS = 5;
 const POSITIONS = ["bottom", "left", "top", "right"]; // you, your left, partner, your right
-// A catch-up (after a reconnect, or a tab that was hidden) plays at most this many
-// finished tricks at the pace; the ones before are put in place at once.
+// A catch-up (after a reconnect, a tab that was hidden, or more than a hand behind, as
+// when a computer player plays for you) plays at most this many finished tricks at the
+// pace; the ones before are put in place at once.
 const CATCH_UP_TRICKS = 1;
+// More finished tricks than this waiting to be shown is a catch-up: a hand we sit out
+// (our partner alone) is 5, and is shown in full.
+const BACKLOG_TRICKS = 5;
 const KEYS_HELP = "Keys: 1–5 play or discard a card · P pass · O order up (pick up) · A go alone · H hint · L last trick · any other key skips ahead.";
 
 const PHASES = {
@@ -148,7 +152,7 @@ export function showMatch(root, id) {
   replace(root, screen);
   document.addEventListener("keydown", onKey);
   const onVisible = () => {
-    if (!document.hidden) st.catchUp = true;
+    if (!document.hidden) catchUp();
   };
   document.addEventListener("visibilitychange", onVisible);
 
@@ -267,16 +271,20 @@ export function showMatch(root, id) {
     if (document.hidden) {
       // Nobody is looking: no pace (the last trick is still kept for the control).
       for (let i = start; i < st.queue.length; i++) st.queue[i].instant = true;
-    } else if (st.catchUp) {
-      // After a reconnect: all but the last finished trick at once.
+    } else if (st.catchUp || st.queue.filter((step) => step.kind === "won" && !step.instant).length > BACKLOG_TRICKS) {
       st.catchUp = false;
-      let left = CATCH_UP_TRICKS + 1;
-      for (let i = st.queue.length - 1; i >= 0; i--) {
-        if (st.queue[i].kind === "won") left -= 1;
-        if (left <= 0) {
-          for (let j = 0; j <= i; j++) st.queue[j].instant = true;
-          break;
-        }
+      catchUp();
+    }
+  }
+
+  // All but the last finished trick still to be shown are put in place at once.
+  function catchUp() {
+    let left = CATCH_UP_TRICKS + 1;
+    for (let i = st.queue.length - 1; i >= 0; i--) {
+      if (st.queue[i].kind === "won") left -= 1;
+      if (left <= 0) {
+        for (let j = 0; j <= i; j++) st.queue[j].instant = true;
+        return;
       }
     }
   }
@@ -418,7 +426,10 @@ export function showMatch(root, id) {
         if (up) {
           stopPolling();
           // What was missed while the stream was down is caught up without the pace.
-          if (st.wasDown) st.catchUp = true;
+          if (st.wasDown) {
+            st.catchUp = true;
+            catchUp();
+          }
           st.wasDown = false;
         } else {
           st.wasDown = true;
