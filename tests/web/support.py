@@ -58,10 +58,13 @@ DESKTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 390, "height": 844}
 
 
-def guest_page(browser, url: str, pace: str | None = QUICK_PACE, viewport: dict | None = None):
+def guest_page(
+    browser, url: str, pace: str | None = QUICK_PACE, viewport: dict | None = None, **options
+):
     """A fresh browser context (its own localStorage) signed in as a new guest at `url`.
-    `pace` is put in localStorage before the page's scripts run (None: the default pace)."""
-    context = browser.new_context(viewport=viewport or DESKTOP)
+    `pace` is put in localStorage before the page's scripts run (None: the default pace);
+    `options` go to the context (e.g. reduced_motion="reduce")."""
+    context = browser.new_context(viewport=viewport or DESKTOP, **options)
     context.set_default_timeout(30_000)
     if pace is None:
         context.add_init_script("localStorage.removeItem('euchre.pace')")

@@ -379,7 +379,10 @@ def test_the_sign_in_page_passes_axe(server, browser, artifacts):
 
 
 def test_the_keyboard_alone_plays_a_whole_hand(server, browser, artifacts):
-    context, page, errors = guest_page(browser, f"{server}/play/")
+    """...with no pointer event at all; the person also prefers reduced motion: no card
+    moves (the pace asks for 250 ms of movement to the winner, which is left out)."""
+    pace = '{"card": 10, "hold": 20, "move": 250}'
+    context, page, errors = guest_page(browser, f"{server}/play/", pace, reduced_motion="reduce")
     try:
         match_id = create_match(page, 10)
         page.evaluate(
@@ -387,6 +390,15 @@ def test_the_keyboard_alone_plays_a_whole_hand(server, browser, artifacts):
                 window.__pointer = 0;
                 for (const type of ['pointerdown', 'mousedown', 'touchstart'])
                     document.addEventListener(type, () => { window.__pointer += 1; }, true);
+                window.__motion = [];
+                const look = () => {
+                    if (document.querySelector('.trick.moving')) window.__motion.push('to winner');
+                    const fresh = document.querySelector('.played.fresh');
+                    if (fresh && getComputedStyle(fresh).animationName !== 'none')
+                        window.__motion.push(getComputedStyle(fresh).animationName);
+                    requestAnimationFrame(look);
+                };
+                requestAnimationFrame(look);
             }"""
         )
         open_match(page, match_id)
@@ -434,6 +446,7 @@ def test_the_keyboard_alone_plays_a_whole_hand(server, browser, artifacts):
         page.get_by_test_id("last-trick").wait_for(state="visible")
         assert page.get_by_test_id("last-trick").get_attribute("data-trick") == "5"
         assert page.evaluate("() => window.__pointer") == 0
+        assert page.evaluate("() => window.__motion") == [], "cards moved under reduced motion"
         assert played >= 1, "we played no card in the hand (sat out?)"
         page.screenshot(path=str(artifacts / "keyboard-hand-done.png"))
         errors.check()
