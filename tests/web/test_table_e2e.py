@@ -420,6 +420,14 @@ def test_the_keyboard_alone_plays_a_whole_hand(server, browser, artifacts):
                 }"""
             )
             assert focus["inHand"] or focus["inActions"], f"the focus is elsewhere: {focus}"
+            # Each card's spoken name starts with what it shows ("Q♦, queen of diamonds…").
+            names = page.evaluate(
+                """() => [...document.querySelectorAll('[data-testid=card]')]
+                    .map((b) => [b.dataset.card, b.getAttribute('aria-label'), b.innerText])"""
+            )
+            for card, name, text in names:
+                assert name.startswith(label_of(card)), (card, name)
+                assert "".join(text.split()).startswith(label_of(card)), (card, text)
             phase = snap["phase"]
             if snap["actions"]:
                 kinds = {a["type"] for a in snap["actions"]}
