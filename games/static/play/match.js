@@ -726,6 +726,9 @@ export function showMatch(root, id) {
       return;
     }
     if (st.running) {
+      // Enter or Space on a control (Leave, Hint, the pace…) does what it says.
+      const control = target && target.closest && target.closest("button, a, select, input");
+      if ((key === "Enter" || key === " ") && control && !el.hand.contains(control)) return;
       if (skipAhead()) event.preventDefault();
       return;
     }
