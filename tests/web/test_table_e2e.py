@@ -309,6 +309,13 @@ def check_screen(page, artifacts: Path, name: str, table: bool = True, shots: bo
             assert all(n < 4 for n in lines), f"{where}: seat boxes of {lines} lines"
         if shots:
             page.screenshot(path=str(artifacts / f"table-{name}-{size_name}.png"))
+        assert page.locator("h1").count() == 1, f"{where}: not one h1"
+        if table:
+            text = page.locator("#match").inner_text().lower()
+            assert "commitment" not in text, f"{where}: the deal commitment at the table"
+            said = text.count("match is over") + text.count("won the match")
+            said += text.count("lost the match")
+            assert said == (1 if name == "match-over" else 0), f"{where}: the end said {said} times"
         violations = axe_violations(page)
         assert not violations, f"axe on {name} at {size_name}: {json.dumps(violations, indent=1)}"
         found.append((size_name, got))
@@ -429,6 +436,8 @@ def test_the_keyboard_alone_plays_a_whole_hand(server, browser, artifacts):
                 assert name.startswith(label_of(card)), (card, name)
                 assert "".join(text.split()).startswith(label_of(card)), (card, text)
             phase = snap["phase"]
+            if phase in ("bid1", "bid2"):
+                check_bidding(page, snap)
             if snap["actions"]:
                 kinds = {a["type"] for a in snap["actions"]}
                 if "pass" in kinds:
@@ -463,6 +472,30 @@ def test_the_keyboard_alone_plays_a_whole_hand(server, browser, artifacts):
         raise
     finally:
         context.close()
+
+
+def check_bidding(page, snap: dict) -> None:
+    """While we bid: the hand fully readable (nothing dimmed); one button per bid, and
+    going alone a toggle beside them (A), not a second row of buttons."""
+    assert all(
+        not illegal
+        for illegal in page.evaluate(
+            "() => [...document.querySelectorAll('[data-testid=card]')]"
+            ".map((b) => b.classList.contains('illegal'))"
+        )
+    ), "cards dimmed while bidding"
+    bids = [(a["type"], a["suit"]) for a in snap["actions"]]
+    assert len(bids) == len(set(bids)), f"a bid twice: {bids}"
+    assert not any(a["alone"] for a in snap["actions"])
+    if any(a["type"] != "pass" for a in snap["actions"]):
+        toggle = page.get_by_test_id("alone-toggle")
+        assert toggle.is_visible(), "no Go alone toggle"
+        page.keyboard.press("a")
+        alone = page.locator("[data-testid=action][data-alone=true]")
+        assert alone.count() == len([b for b in bids if b[0] != "pass"])
+        assert "go alone" in alone.first.inner_text()
+        page.keyboard.press("a")
+        assert page.locator("[data-testid=action][data-alone=true]").count() == 0
 
 
 # ------------------------------------------------------------------ leave; your turn in the lobby

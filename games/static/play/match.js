@@ -1057,7 +1057,13 @@ export function showMatch(root, id) {
       const box = h("input", { type: "checkbox", "data-testid": "alone-toggle", checked: st.alone, "aria-keyshortcuts": "A" });
       box.addEventListener("change", () => {
         st.alone = box.checked;
+        // The buttons are drawn again: the focus stays where it was.
+        const buttons = [...el.actions.querySelectorAll("button")];
+        const at = buttons.indexOf(document.activeElement);
+        const onToggle = el.alone.contains(document.activeElement);
         renderActions();
+        if (at >= 0) el.actions.querySelectorAll("button")[at]?.focus();
+        else if (onToggle) el.alone.querySelector("input")?.focus();
       });
       replace(el.alone, box, " Go alone");
     } else {
