@@ -51,10 +51,25 @@ class PageErrors:
         assert not self.errors, f"JavaScript errors on the page: {self.errors}"
 
 
-def guest_page(browser, url: str):
-    """A fresh browser context (its own localStorage) signed in as a new guest at `url`."""
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
+# The table's pace (games/static/play/pace.js) for tests that do not watch it: cards
+# still go through the paced path, only quickly. The person-pace test uses the default.
+QUICK_PACE = '{"card": 10, "hold": 20, "move": 0}'
+DESKTOP = {"width": 1280, "height": 900}
+PHONE = {"width": 390, "height": 844}
+
+
+def guest_page(
+    browser, url: str, pace: str | None = QUICK_PACE, viewport: dict | None = None, **options
+):
+    """A fresh browser context (its own localStorage) signed in as a new guest at `url`.
+    `pace` is put in localStorage before the page's scripts run (None: the default pace);
+    `options` go to the context (e.g. reduced_motion="reduce")."""
+    context = browser.new_context(viewport=viewport or DESKTOP, **options)
     context.set_default_timeout(30_000)
+    if pace is None:
+        context.add_init_script("localStorage.removeItem('euchre.pace')")
+    else:
+        context.add_init_script(f"localStorage.setItem('euchre.pace', {pace!r})")
     page = context.new_page()
     errors = PageErrors(page)
     page.goto(url)

@@ -212,7 +212,10 @@ function showLobby(root, _id, { go }) {
         const others = m.seats.filter((s) => !s.is_you).map(playerName).join(", ");
         const finished = m.status === "finished";
         const away = !finished && m.seats.some((s) => s.is_you && s.away);
-        return h("li", { "data-testid": "match-item", "data-status": m.status, "data-away": String(away) },
+        const turn = h("strong", { class: "your-turn-mark", "data-testid": "your-turn", hidden: true }, "Your turn");
+        if (m.status === "active" && !away) markYourTurn(m.id, turn);
+        return h("li", { "data-testid": "match-item", "data-status": m.status, "data-away": String(away), "data-match-id": m.id },
+          turn,
           h("a", { href: `#/match/${m.id}` }, `${capital(m.status)}: ${m.scores[0]}–${m.scores[1]}`),
           ` with ${others}`,
           away ? h("strong", {}, " · your time ran out: a computer player is playing for you") : null,
@@ -222,6 +225,18 @@ function showLobby(root, _id, { go }) {
     })
     .catch((err) => replace(list, h("li", { class: "error" }, err.detail)));
   return null;
+}
+
+// The list does not say whose turn it is: each active match's view does.
+async function markYourTurn(id, mark) {
+  try {
+    const body = await api("GET", `matches/${id}`);
+    const yours = body.status === "active" && body.view.turn === body.view.seat;
+    mark.hidden = !yours;
+    if (mark.parentElement) mark.parentElement.setAttribute("data-your-turn", String(yours));
+  } catch (err) {
+    // The list is still right without the mark.
+  }
 }
 
 // ------------------------------------------------------------------ join by invite link

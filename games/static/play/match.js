@@ -1,10 +1,15 @@
 // The table: your cards (illegal ones dimmed, a tap on one shows the engine's reason),
 // the bidding, the trick, the score, hints, the turn timer and the end of the match.
 // GET matches/{id} is the truth; each event on the stream is a cue to fetch it again.
+// The cards are shown from the log (GET matches/{id}/events), one at a time at a pace a
+// person can follow (pace.js): each card lands, a finished trick stays with its winner
+// marked, and only then does the table move on to the view the server sent.
 import { api, followMatch } from "./api.js";
+import { PACES, loadPace, savePace } from "./pace.js";
 import {
   SUITS,
   actionButtonLabel,
+  capital,
   cardLabel,
   cardName,
   describeAction,
@@ -17,7 +22,7 @@ import {
   teamName,
   teamOf,
 } from "./cards.js";
-import { cardFace, h, replace } from "./ui.js";
+import { cardFace, cardInside, h, replace } from "./ui.js";
 
 const POLL_MS = 2000;
 // After a turn deadline has passed on this clock, ask for the view once more if nothing
@@ -25,6 +30,14 @@ const POLL_MS = 2000;
 const LATE_REFRESH_MS = 2500;
 const RETURN_ATTEMPTS = 5;
 const POSITIONS = ["bottom", "left", "top", "right"]; // you, your left, partner, your right
+// A catch-up (after a reconnect, a tab that was hidden, or more than a hand behind, as
+// when a computer player plays for you) plays at most this many finished tricks at the
+// pace; the ones before are put in place at once.
+const CATCH_UP_TRICKS = 1;
+// More finished tricks than this waiting to be shown is a catch-up: a hand we sit out
+// (our partner alone) is 5, and is shown in full.
+const BACKLOG_TRICKS = 5;
+const KEYS_HELP = "Keys: 1–5 play or discard a card · P pass · O order up (pick up) · A go alone · H hint · L last trick · any other key skips ahead.";
 
 const PHASES = {
   deal: "Between hands",
@@ -59,6 +72,25 @@ export function showMatch(root, id) {
     clockTimer: null, // the countdown's next tick
     lateTimer: null, // a refresh once the deadline is past
     lateFor: null, // the deadline that refresh is for
+    // What the table shows is played from the log at a person's pace:
+    latest: null, // the newest view the server sent (st.body is the one drawn)
+    eventSeq: 0, // the log is queued up to here
+    fetchingEvents: false,
+    eventsAgain: false,
+    queue: [], // steps still to show: {kind: "deal" | "card" | "won", ...}
+    running: false,
+    fast: false, // skip ahead: what is queued is shown at once
+    catchUp: false, // the next events are a catch-up (a reconnect): only the last trick at the pace
+    wasDown: false,
+    show: null, // the trick drawn: {hand, trick, cards, leader, winner, moving, fresh}
+    lastTrick: null, // {hand, trick, cards, winner}
+    lastTrickOpen: false,
+    myPlayed: new Set(), // our cards already on the table while the view drawn is older
+    said: null, // what just happened, in the status line while the cards are shown
+    wake: null, // ends the current pause
+    alone: false, // the "go alone" toggle beside the bid
+    leaving: false, // the Leave button asked "are you sure?"
+    pace: loadPace(),
   };
 
   const el = {
@@ -74,49 +106,273 @@ export function showMatch(root, id) {
     actions: h("div", { class: "actions", "data-testid": "actions" }),
     message: h("p", { class: "reason", role: "alert", "data-testid": "reason", hidden: true }),
     hint: h("div", { class: "hint", "data-testid": "hint", hidden: true, "aria-live": "polite" }),
-    hintButton: h("button", { type: "button", class: "secondary", "data-testid": "hint-button", hidden: true }, "Hint"),
+    hintButton: h("button", { type: "button", class: "secondary", "data-testid": "hint-button", "aria-keyshortcuts": "H", hidden: true }, "Hint"),
+    lastTrickButton: h("button", { type: "button", class: "secondary", "data-testid": "last-trick-button", "aria-keyshortcuts": "L", "aria-expanded": "false", "aria-controls": "last-trick" }, "Last trick"),
+    lastTrick: h("div", { class: "last-trick-panel", id: "last-trick", "data-testid": "last-trick", hidden: true }),
+    leaveButton: h("button", { type: "button", class: "secondary leave", "data-testid": "leave-button" }, "Leave"),
+    leave: h("div", { class: "leave-confirm", "data-testid": "leave-confirm", role: "alertdialog", "aria-label": "Leave the match?", hidden: true }),
+    alone: h("label", { class: "check alone-toggle", hidden: true }),
+    scoreline: h("div", { class: "scoreline", "data-testid": "scoreline" }),
     info: h("aside", { class: "info", "data-testid": "info" }),
   };
   el.hintButton.addEventListener("click", askHint);
   el.returnButton.addEventListener("click", comeBack);
+  el.lastTrickButton.addEventListener("click", () => toggleLastTrick());
+  el.leaveButton.addEventListener("click", () => {
+    st.leaving = true;
+    renderLeave();
+  });
+  el.hand.setAttribute("tabindex", "-1");
+  // A tap on the table while the cards are being shown skips ahead.
+  el.table.addEventListener("click", () => skipAhead());
 
   const screen = h("section", { class: "match", id: "match", "data-testid": "match", "data-match-id": id, "data-seq": "", "data-busy": "false" },
+    h("h1", { class: "visually-hidden" }, "Euchre: the table"),
+    el.scoreline,
     el.status,
     el.away,
     el.banner,
     el.invite,
+    el.leave,
     h("div", { class: "board" },
       h("div", { class: "play-area" },
         el.table,
         h("h2", { class: "visually-hidden" }, "Your cards"),
         el.hand,
         el.message,
-        h("div", { class: "row" }, el.actions, el.hintButton),
+        h("div", { class: "row controls" }, el.actions, el.alone, el.hintButton, el.lastTrickButton, el.leaveButton),
+        el.lastTrick,
         el.hint,
+        h("p", { class: "small keys", "data-testid": "shortcuts" }, KEYS_HELP),
+        paceControl(),
       ),
       el.info,
     ),
   );
   replace(root, screen);
+  document.addEventListener("keydown", onKey);
+  const onVisible = () => {
+    if (!document.hidden) catchUp();
+  };
+  document.addEventListener("visibilitychange", onVisible);
+
+  // The pace of the cards, a setting kept in this browser (pace.js).
+  function paceControl() {
+    const select = h("select", { id: "pace", "data-testid": "pace" },
+      Object.entries(PACES).map(([name, pace]) => h("option", { value: name, selected: st.pace.name === name }, pace.label)),
+      st.pace.name === "custom" ? h("option", { value: "custom", selected: true }, "Your own") : null,
+    );
+    select.addEventListener("change", () => {
+      if (!PACES[select.value]) return;
+      savePace(select.value);
+      st.pace = loadPace();
+    });
+    return h("p", { class: "small pace" }, h("label", { for: "pace", class: "inline" }, "Pace of the cards: "), select);
+  }
 
   // ---------------------------------------------------------------- loading and following
 
   function accept(body) {
-    if (st.body && body.seq < st.body.seq) return; // an older answer arriving late
+    if (st.latest && body.seq < st.latest.seq) return; // an older answer arriving late
     const text = JSON.stringify(body);
-    if (st.body && text === st.bodyText) {
+    if (st.latest && text === st.bodyText) {
       // The same view again (several events, one answer): keep the table as it is, so
       // that a button under the pointer or with the focus is not replaced.
       renderMessage();
       follow();
       return;
     }
+    const first = !st.latest;
+    st.latest = body;
+    st.bodyText = text;
+    follow();
+    if (first) {
+      // What happened before the page was opened is not played again.
+      st.eventSeq = body.seq;
+      adopt();
+    } else if (body.seq > st.eventSeq) {
+      render(); // no longer our turn to act until the cards are shown
+      fetchEvents();
+    } else if (!st.running && !st.queue.length && !st.fetchingEvents) {
+      adopt(); // no new event (e.g. who is at the table changed)
+    }
+  }
+
+  // The view sent is drawn in full: the table has caught up with it.
+  function adopt() {
+    const body = st.latest;
     const moved = !st.body || body.seq !== st.body.seq;
     st.body = body;
-    st.bodyText = text;
     if (moved && st.hint && st.hint.seq !== body.seq) st.hint = null;
+    resyncShow();
+    st.said = null;
     render();
-    follow();
+  }
+
+  // Still showing cards from the log, or about to: no move can be made yet.
+  function pending() {
+    return Boolean(st.latest && (st.latest !== st.body || st.running || st.queue.length || st.fetchingEvents));
+  }
+
+  // The trick drawn, from the view (on opening the page, and once the cards are shown).
+  function resyncShow() {
+    const view = st.latest.view;
+    const hand = view.hand;
+    st.myPlayed = new Set();
+    if (!hand) {
+      st.show = null;
+      return;
+    }
+    const trick = hand.current_trick;
+    const leader = trick.length ? trick[0].seat : view.phase === "play" ? view.turn : null;
+    st.show = { hand: view.hand_number, trick: hand.tricks.length + 1, cards: trick.map((c) => ({ ...c })), leader, winner: null, moving: false, fresh: -1 };
+    if (hand.tricks.length) {
+      const last = hand.tricks[hand.tricks.length - 1];
+      st.lastTrick = { hand: view.hand_number, trick: hand.tricks.length, cards: last.cards, winner: last.winner };
+    }
+  }
+
+  // ---------------------------------------------------------------- the log at a person's pace
+
+  async function fetchEvents() {
+    if (st.fetchingEvents) {
+      st.eventsAgain = true;
+      return;
+    }
+    st.fetchingEvents = true;
+    try {
+      do {
+        st.eventsAgain = false;
+        const upTo = st.latest.seq;
+        const page = await api("GET", `matches/${id}/events?after=${st.eventSeq}`);
+        if (st.stopped) return;
+        // Only as far as the view we have: the table ends on that view.
+        const events = page.events.filter((e) => e.seq > st.eventSeq && e.seq <= upTo);
+        if (events.length) st.eventSeq = events[events.length - 1].seq;
+        st.eventSeq = Math.max(st.eventSeq, upTo);
+        enqueue(events);
+      } while (st.eventsAgain && !st.stopped);
+    } catch (err) {
+      // The log could not be read: the view is drawn as it is.
+      if (st.latest) st.eventSeq = Math.max(st.eventSeq, st.latest.seq);
+    } finally {
+      st.fetchingEvents = false;
+    }
+    runQueue();
+  }
+
+  function enqueue(events) {
+    const start = st.queue.length;
+    for (const e of events) {
+      if (e.type === "hand_dealt") st.queue.push({ kind: "deal", hand: e.payload.hand });
+      else if (e.type === "card_played" && e.payload.action) st.queue.push({ kind: "card", seat: e.seat, card: e.payload.action.card });
+      else if (e.type === "trick_won") st.queue.push({ kind: "won", seat: e.payload.seat, trick: e.payload.trick });
+    }
+    if (document.hidden) {
+      // Nobody is looking: no pace (the last trick is still kept for the control).
+      for (let i = start; i < st.queue.length; i++) st.queue[i].instant = true;
+    } else if (st.catchUp || st.queue.filter((step) => step.kind === "won" && !step.instant).length > BACKLOG_TRICKS) {
+      st.catchUp = false;
+      catchUp();
+    }
+  }
+
+  // All but the last finished trick still to be shown are put in place at once.
+  function catchUp() {
+    let left = CATCH_UP_TRICKS + 1;
+    for (let i = st.queue.length - 1; i >= 0; i--) {
+      if (st.queue[i].kind === "won") left -= 1;
+      if (left <= 0) {
+        for (let j = 0; j <= i; j++) st.queue[j].instant = true;
+        return;
+      }
+    }
+  }
+
+  async function runQueue() {
+    if (st.running) return;
+    st.running = true;
+    st.pace = loadPace(); // a pace chosen meanwhile (here or in another tab) holds from now
+    try {
+      while (st.queue.length && !st.stopped) await playStep(st.queue.shift());
+    } finally {
+      st.running = false;
+      st.fast = false;
+    }
+    if (!st.stopped && !st.fetchingEvents && st.latest) adopt();
+  }
+
+  function pause(ms) {
+    if (ms <= 0 || st.fast) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        if (st.wake === done) st.wake = null;
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      st.wake = done;
+    });
+  }
+
+  // A tap or a key while cards are being shown: show the rest at once.
+  function skipAhead() {
+    if (!st.running) return false;
+    st.fast = true;
+    if (st.wake) st.wake();
+    return true;
+  }
+
+  // Draws a step: the view drawn follows the newest one as long as it is of the same hand
+  // (a finished match or the next deal waits for the last trick to be shown).
+  function drawStep() {
+    const latest = st.latest;
+    if (st.show && latest.view.hand_number === st.show.hand && latest.status !== "finished") st.body = latest;
+    render();
+  }
+
+  async function playStep(step) {
+    const instant = step.instant || st.fast;
+    const me = st.latest.view.seat;
+    if (step.kind === "deal") {
+      st.show = { hand: step.hand, trick: 1, cards: [], leader: null, winner: null, moving: false, fresh: -1 };
+      st.myPlayed = new Set();
+      if (!instant) drawStep();
+      return;
+    }
+    if (!st.show) return;
+    if (step.kind === "card") {
+      const show = st.show;
+      show.cards.push({ seat: step.seat, card: step.card });
+      show.leader = show.cards[0].seat;
+      show.fresh = instant ? -1 : show.cards.length - 1;
+      if (step.seat === me) st.myPlayed.add(step.card);
+      st.said = `${who(step.seat)} ${step.seat === me ? "play" : "plays"} the ${cardLabel(step.card)}.`;
+      if (!instant) {
+        drawStep();
+        await pause(st.pace.card);
+      }
+      return;
+    }
+    if (step.kind === "won") {
+      const show = st.show;
+      show.winner = step.seat;
+      show.trick = step.trick;
+      show.fresh = -1;
+      st.said = `${who(step.seat)} ${step.seat === me ? "win" : "wins"} trick ${step.trick}.`;
+      if (!instant) {
+        drawStep();
+        await pause(st.pace.hold);
+        if (st.pace.move && !st.fast) {
+          show.moving = true;
+          renderTable();
+          await pause(st.pace.move);
+        }
+      }
+      st.lastTrick = { hand: show.hand, trick: step.trick, cards: show.cards, winner: step.seat };
+      st.show = { hand: show.hand, trick: step.trick + 1, cards: [], leader: step.seat, winner: null, moving: false, fresh: -1 };
+      if (!instant) drawStep();
+    }
   }
 
   async function refresh() {
@@ -134,7 +390,7 @@ export function showMatch(root, id) {
         accept(body);
       } while (st.again && !st.stopped);
     } catch (err) {
-      if (!st.body) {
+      if (!st.latest) {
         const text = err.status === 404 ? "There is no such match, or you have no seat at it." : err.detail;
         replace(root, h("section", { class: "panel narrow" }, h("p", { class: "error", role: "alert", "data-testid": "error" }, text), h("a", { href: "#/" }, "Back to the lobby")));
         st.stopped = true;
@@ -147,15 +403,15 @@ export function showMatch(root, id) {
   }
 
   function follow() {
-    const finished = st.body.status === "finished";
+    const finished = st.latest.status === "finished";
     if (finished) {
       stopFollowing();
       return;
     }
     if (st.stopStream || st.polling) return;
-    st.stopStream = followMatch(id, st.body.seq, {
+    st.stopStream = followMatch(id, st.latest.seq, {
       onEvent: (event) => {
-        if (!st.body || event.seq > st.body.seq) refresh();
+        if (!st.latest || event.seq > st.latest.seq) refresh();
       },
       // Who is at the table changes without an event: look again now and then.
       onKeepAlive: () => refresh(),
@@ -167,8 +423,18 @@ export function showMatch(root, id) {
       },
       onConnected: (up) => {
         // While the stream is down, poll; once it is back it replays what was missed.
-        if (up) stopPolling();
-        else startPolling();
+        if (up) {
+          stopPolling();
+          // What was missed while the stream was down is caught up without the pace.
+          if (st.wasDown) {
+            st.catchUp = true;
+            catchUp();
+          }
+          st.wasDown = false;
+        } else {
+          st.wasDown = true;
+          startPolling();
+        }
       },
     });
   }
@@ -176,7 +442,7 @@ export function showMatch(root, id) {
   function startPolling() {
     if (st.stopped || st.pollTimer) return;
     st.pollTimer = setInterval(() => {
-      if (!st.busy && st.body && st.body.status !== "finished") refresh();
+      if (!st.busy && st.latest && st.latest.status !== "finished") refresh();
     }, POLL_MS);
   }
 
@@ -194,10 +460,10 @@ export function showMatch(root, id) {
   // ---------------------------------------------------------------- acting
 
   async function post(action) {
-    if (st.busy || !st.body) return null;
+    if (st.busy || !st.body || pending()) return null;
     setBusy(true);
     try {
-      const body = await api("POST", `matches/${id}/actions`, { ...action, expected_seq: st.body.seq });
+      const body = await api("POST", `matches/${id}/actions`, { ...action, expected_seq: st.latest.seq });
       st.message = null;
       accept(body);
       return body;
@@ -216,6 +482,10 @@ export function showMatch(root, id) {
   }
 
   function onCard(card, legal) {
+    if (pending()) {
+      skipAhead();
+      return;
+    }
     if (legal) {
       post(legal);
       return;
@@ -292,12 +562,14 @@ export function showMatch(root, id) {
 
   // ---------------------------------------------------------------- drawing
 
+  // Who sits where, who is at the table or away, and the turn's deadline are not cards:
+  // they are drawn from the newest view at once, not at the pace of the cards.
   function seatInfo(seat) {
-    return st.body.seats[seat];
+    return st.latest.seats[seat];
   }
 
   function amAway() {
-    const body = st.body;
+    const body = st.latest;
     const mine = body.seats[body.view.seat];
     return Boolean(mine && mine.away);
   }
@@ -308,17 +580,29 @@ export function showMatch(root, id) {
     return seatName(seat);
   }
 
+  // Our turn, and the table has caught up with the view: a move can be made.
+  function myTurnNow() {
+    const body = st.body;
+    return Boolean(body && body.status === "active" && body.view.turn === body.view.seat && !pending());
+  }
+
   function render() {
     const body = st.body;
     const view = body.view;
+    // Drawing replaces the buttons: the focus, if it was on one of them (or nowhere),
+    // goes to the hand or to the next control afterwards, not to <body>.
+    const active = document.activeElement;
+    const refocus = !active || active === document.body || [el.hand, el.actions, el.table, el.hint, el.banner].some((box) => box.contains(active));
+    const focusedCard = active && active.dataset && active.dataset.testid === "card";
     screen.setAttribute("data-seq", String(body.seq));
     screen.setAttribute("data-status", body.status);
     screen.setAttribute("data-phase", view.phase);
     screen.setAttribute("data-seat", String(view.seat));
     screen.setAttribute("data-dealer", String(view.dealer));
-    screen.setAttribute("data-my-turn", String(view.turn === view.seat && body.status === "active"));
-    screen.setAttribute("data-away", String(amAway() && body.status === "active"));
-    screen.setAttribute("data-turn-deadline", body.turn_deadline || "");
+    screen.setAttribute("data-pending", String(pending()));
+    screen.setAttribute("data-my-turn", String(myTurnNow()));
+    screen.setAttribute("data-away", String(amAway() && st.latest.status === "active"));
+    screen.setAttribute("data-turn-deadline", st.latest.turn_deadline || "");
     renderStatus();
     renderCountdown();
     renderAway();
@@ -330,7 +614,144 @@ export function showMatch(root, id) {
     renderInfo();
     renderMessage();
     renderHint();
+    renderScoreline();
+    renderLastTrick();
+    renderLeave();
     setBusy(st.busy);
+    if (refocus) placeFocus(focusedCard);
+  }
+
+  function placeFocus(fromCard) {
+    if (!screen.isConnected) return;
+    let target = null;
+    if (st.body.status === "finished") {
+      target = el.banner.querySelector("a");
+    } else if (myTurnNow()) {
+      target = el.actions.querySelector("button") || el.hand.querySelector("button[data-legal=true]");
+    } else if (fromCard) {
+      target = el.hand.querySelector("button[data-testid=card]");
+    }
+    (target || el.hand).focus({ preventScroll: true });
+  }
+
+  // The score and trump in one line that stays in view (sticky) on a phone.
+  function renderScoreline() {
+    const body = st.body;
+    const view = body.view;
+    const hand = view.hand;
+    const mine = teamOf(view.seat);
+    const us = body.scores[mine];
+    const them = body.scores[1 - mine];
+    const trump = hand && hand.trump;
+    replace(el.scoreline,
+      h("span", { class: "chip", "data-testid": "trump-now", "data-trump": trump || "" },
+        "Trump: ",
+        trump ? h("strong", { class: SUITS[trump].red ? "red" : "" }, suitLabel(trump)) : h("strong", {}, "not chosen yet")),
+      h("span", { class: "chip", "data-testid": "score-now", "data-scores": body.scores.join("-") },
+        "Score: ", h("strong", {}, `us ${us}, them ${them}`), ` (to ${body.options.target_score})`),
+      hand ? h("span", { class: "chip" }, "Tricks: ", h("strong", {}, `us ${hand.tricks_won[mine] + hand.tricks_won[mine + 2]}, them ${hand.tricks_won[1 - mine] + hand.tricks_won[3 - mine]}`)) : null,
+    );
+  }
+
+  function toggleLastTrick(open = !st.lastTrickOpen) {
+    st.lastTrickOpen = Boolean(open && st.lastTrick);
+    renderLastTrick();
+  }
+
+  // The previous trick, at any time (the "Last trick" control, or L).
+  function renderLastTrick() {
+    const last = st.lastTrick;
+    el.lastTrickButton.disabled = !last;
+    el.lastTrickButton.setAttribute("aria-expanded", String(st.lastTrickOpen && Boolean(last)));
+    el.lastTrick.hidden = !(st.lastTrickOpen && last);
+    if (!last) return;
+    const view = st.body.view;
+    el.lastTrick.setAttribute("data-hand", String(last.hand));
+    el.lastTrick.setAttribute("data-trick", String(last.trick));
+    el.lastTrick.setAttribute("data-winner", String(last.winner));
+    replace(el.lastTrick,
+      h("p", { class: "caption" }, `Last trick (trick ${last.trick} of hand ${last.hand}): ${who(last.winner)} won it.`),
+      h("div", { class: "last-cards" },
+        last.cards.map(({ seat, card }, i) => h("div", { class: `last-card${seat === last.winner ? " winner" : ""}` },
+          h("div", { class: "small" }, `${seat === view.seat ? "You" : seatName(seat)}${i === 0 ? " (led)" : ""}${seat === last.winner ? " — won" : ""}`),
+          cardFace(card, { testid: "last-trick-card" })))),
+      h("button", { type: "button", class: "secondary", onclick: () => toggleLastTrick(false) }, "Close"),
+    );
+  }
+
+  function renderLeave() {
+    const body = st.body;
+    const seated = body.you !== null && body.you !== undefined;
+    el.leaveButton.hidden = !(seated && body.status !== "finished");
+    el.leave.hidden = !st.leaving || el.leaveButton.hidden;
+    if (el.leave.hidden) return;
+    replace(el.leave,
+      h("p", {}, "Leave this match? A computer player takes your seat and plays on; you cannot come back to it."),
+      h("div", { class: "row" },
+        h("button", { type: "button", class: "primary", "data-testid": "leave-confirm-button", onclick: leave }, "Leave the match"),
+        h("button", { type: "button", class: "secondary", "data-testid": "leave-cancel", onclick: () => { st.leaving = false; renderLeave(); el.leaveButton.focus(); } }, "Stay"),
+      ),
+    );
+    const first = el.leave.querySelector("button");
+    if (first && !el.leave.contains(document.activeElement)) first.focus();
+  }
+
+  async function leave() {
+    try {
+      await api("POST", `matches/${id}/leave`);
+      location.hash = "#/";
+    } catch (err) {
+      st.leaving = false;
+      setMessage(err, "error");
+      renderLeave();
+    }
+  }
+
+  // Keys: 1-5 a card, P pass, O order up, A go alone, H hint, L last trick; while cards
+  // are being shown, any other key skips ahead.
+  function onKey(event) {
+    if (st.stopped || !st.body || event.ctrlKey || event.metaKey || event.altKey) return;
+    const target = event.target;
+    if (target && target.closest && target.closest("input:not([type=checkbox]), select, textarea")) return;
+    const key = event.key;
+    if (["Tab", "Shift", "Control", "Alt", "Meta", "CapsLock"].includes(key)) return;
+    const lower = key.toLowerCase();
+    if (lower === "l") {
+      event.preventDefault();
+      toggleLastTrick();
+      return;
+    }
+    if (key === "Escape" && st.lastTrickOpen) {
+      toggleLastTrick(false);
+      return;
+    }
+    if (st.running) {
+      // Enter or Space on a control (Leave, Hint, the pace…) does what it says.
+      const control = target && target.closest && target.closest("button, a, select, input");
+      if ((key === "Enter" || key === " ") && control && !el.hand.contains(control)) return;
+      if (skipAhead()) event.preventDefault();
+      return;
+    }
+    const press = (button) => {
+      if (!button || button.hidden || button.disabled) return;
+      event.preventDefault();
+      button.click();
+    };
+    if (/^[1-5]$/.test(key)) {
+      press(el.hand.querySelectorAll("button[data-testid=card]")[Number(key) - 1]);
+    } else if (lower === "p") {
+      press(el.actions.querySelector("button[data-action=pass]"));
+    } else if (lower === "o") {
+      press(el.actions.querySelector("button[data-action=order_up]"));
+    } else if (lower === "h") {
+      press(el.hintButton);
+    } else if (lower === "a") {
+      const box = el.alone.querySelector("input");
+      if (box && !el.alone.hidden) {
+        event.preventDefault();
+        box.click();
+      }
+    }
   }
 
   function renderStatus() {
@@ -338,10 +759,14 @@ export function showMatch(root, id) {
     const view = body.view;
     const hand = view.hand;
     let text;
+    // The banner says the match is over: said once.
+    el.status.hidden = body.status === "finished" && !pending();
     if (body.status === "waiting") {
       text = "Waiting for players to take the open seats.";
+    } else if (pending()) {
+      text = st.said || "…";
     } else if (body.status === "finished") {
-      text = `The match is over: ${teamName(body.winner_team)} won.`;
+      text = "";
     } else if (view.turn === null || view.turn === undefined) {
       text = PHASES[view.phase] || view.phase;
     } else if (view.turn === view.seat && amAway()) {
@@ -362,13 +787,13 @@ export function showMatch(root, id) {
       text = `${PHASES[view.phase]}: waiting for ${seatName(view.turn)} (${playerName(waiting)})…`;
     }
     replace(el.status, text, " ", el.countdown);
-    el.status.classList.toggle("your-turn", view.turn === view.seat && body.status === "active");
+    el.status.classList.toggle("your-turn", myTurnNow());
   }
 
   // The turn timer: "12 s left" while a person's deadline runs, on this browser's clock
   // (never more than the match's turn_seconds, should this clock be behind the server's).
   function deadlineTime() {
-    const body = st.body;
+    const body = st.latest;
     if (!body || body.status !== "active" || !body.turn_deadline) return null;
     const time = Date.parse(body.turn_deadline);
     return Number.isFinite(time) ? time : null;
@@ -385,7 +810,7 @@ export function showMatch(root, id) {
       return;
     }
     const left = deadline - Date.now();
-    const seconds = Math.max(0, Math.min(st.body.turn_seconds || Infinity, Math.ceil(left / 1000)));
+    const seconds = Math.max(0, Math.min(st.latest.turn_seconds || Infinity, Math.ceil(left / 1000)));
     el.countdown.hidden = false;
     el.countdown.setAttribute("data-seconds", String(seconds));
     el.countdown.classList.toggle("urgent", seconds <= 5);
@@ -394,18 +819,18 @@ export function showMatch(root, id) {
       // The next tick when the whole number of seconds left changes.
       const wait = left - (Math.ceil(left / 1000) - 1) * 1000;
       st.clockTimer = setTimeout(renderCountdown, Math.min(1000, Math.max(50, wait + 20)));
-    } else if (st.lateFor !== st.body.turn_deadline) {
-      st.lateFor = st.body.turn_deadline;
+    } else if (st.lateFor !== st.latest.turn_deadline) {
+      st.lateFor = st.latest.turn_deadline;
       clearTimeout(st.lateTimer);
-      const seq = st.body.seq;
+      const seq = st.latest.seq;
       st.lateTimer = setTimeout(() => {
-        if (!st.stopped && st.body && st.body.seq === seq) refresh();
+        if (!st.stopped && st.latest && st.latest.seq === seq) refresh();
       }, LATE_REFRESH_MS);
     }
   }
 
   function renderAway() {
-    const away = amAway() && st.body.status === "active";
+    const away = amAway() && st.latest.status === "active";
     el.away.hidden = !away;
     if (!away) return;
     replace(el.away,
@@ -474,7 +899,9 @@ export function showMatch(root, id) {
     if (hand && hand.maker === seat) badges.push(hand.alone === seat ? "Maker, alone" : "Maker");
     if (hand && hand.defender_alone === seat) badges.push("Defends alone");
     if (hand && hand.sitting_out.includes(seat)) badges.push("Sits out");
-    const turn = view.turn === seat && body.status === "active";
+    // Who led and who won the trick are marked on its cards, and who leads next in the
+    // middle of the table (renderTable).
+    const turn = view.turn === seat && body.status === "active" && !pending();
     const away = Boolean(info && info.away);
     return h("div", {
       class: `seat pos-${POSITIONS[(seat - view.seat + 4) % 4]}${turn ? " turn" : ""}${hand && hand.sitting_out.includes(seat) ? " out" : ""}${away ? " away" : ""}`,
@@ -482,16 +909,19 @@ export function showMatch(root, id) {
       "data-turn": String(turn),
       "data-away": String(away),
     },
-      h("div", { class: "seat-name" }, seat === view.seat ? `${seatName(seat)} · You` : seatName(seat), teamOf(seat) === teamOf(view.seat) && seat !== view.seat ? " · partner" : ""),
-      h("div", { class: "player" }, playerName(info)),
+      h("div", { class: "seat-name", title: `${seatName(seat)}: ${playerName(info)}` }, seat === view.seat ? `${seatName(seat)} · You` : seatName(seat), teamOf(seat) === teamOf(view.seat) && seat !== view.seat ? " · partner" : "",
+        h("span", { class: "player" }, " ", playerName(info))),
       away ? h("div", { class: "small away-note", "data-testid": "away-note", title: "Their time ran out; they can take the seat back" }, "(away — computer playing)") : null,
       info && info.kind === "human" && seat !== view.seat
         ? h("div", { class: `small presence ${info.present ? "here" : "gone"}`, "data-testid": "presence", "data-present": String(Boolean(info.present)) },
           info.present ? "● at the table" : "○ not connected")
         : null,
-      hand ? h("div", { class: "small" }, `${hand.hand_sizes[seat]} card${hand.hand_sizes[seat] === 1 ? "" : "s"} · ${hand.tricks_won[seat]} trick${hand.tricks_won[seat] === 1 ? "" : "s"}`) : null,
-      badges.length ? h("div", { class: "badges" }, badges.map((b) => h("span", { class: "badge" }, b))) : null,
-      turn ? h("div", { class: "small turn-note" }, seat === view.seat ? "Your turn" : "To act") : null,
+      hand ? h("div", { class: "small seat-line" },
+        `${hand.hand_sizes[seat]} card${hand.hand_sizes[seat] === 1 ? "" : "s"} · ${hand.tricks_won[seat]} trick${hand.tricks_won[seat] === 1 ? "" : "s"}`) : null,
+      turn || badges.length ? h("div", { class: "small seat-line" },
+        turn ? h("span", { class: "turn-note" }, seat === view.seat ? "Your turn" : "To act") : null,
+        badges.map((b) => [" ", h("span", { class: "badge" }, b)]),
+      ) : null,
     );
   }
 
@@ -499,13 +929,13 @@ export function showMatch(root, id) {
     const view = st.body.view;
     const hand = view.hand;
     const center = h("div", { class: "center" });
-    if (hand) {
-      const trick = hand.current_trick;
-      const last = hand.tricks.length ? hand.tricks[hand.tricks.length - 1] : null;
-      if (trick.length) {
-        center.append(trickCards(trick, "trick", `${trick.length} card${trick.length === 1 ? "" : "s"} on the table`));
-      } else if (last && (view.phase === "play" || view.phase === "finished")) {
-        center.append(trickCards(last.cards, "last-trick", `Last trick: won by ${who(last.winner)}`, true));
+    const show = st.show;
+    if (show && show.cards.length) {
+      center.append(trickCards(show));
+    } else if (hand) {
+      if (view.phase === "play" && show && show.leader !== null && show.leader !== undefined) {
+        center.append(h("div", { class: "lead-note", "data-testid": "leader", "data-seat": String(show.leader) },
+          show.leader === view.seat ? "Your lead" : `${seatName(show.leader)} leads`));
       } else if (view.phase === "bid1") {
         center.append(h("div", { class: "upcard", "data-testid": "upcard" }, h("div", { class: "small" }, "Turned up"), cardFace(hand.upcard)));
       } else if (hand.turned_down && view.phase === "bid2") {
@@ -513,7 +943,6 @@ export function showMatch(root, id) {
       } else if (view.phase === "discard") {
         center.append(h("div", { class: "upcard" }, h("div", { class: "small" }, `${seatName(view.dealer)} picked up`), cardFace(hand.upcard)));
       }
-      if (!trick.length) center.setAttribute("data-count", "0");
     }
     replace(el.table,
       [0, 1, 2, 3].map(seatBox),
@@ -521,11 +950,34 @@ export function showMatch(root, id) {
     );
   }
 
-  function trickCards(cards, testid, caption, faded = false) {
+  function position(seat) {
+    return POSITIONS[(seat - st.body.view.seat + 4) % 4];
+  }
+
+  // The trick being shown: who led it, and once it is complete, who won it.
+  function trickCards(show) {
     const view = st.body.view;
-    return h("div", { class: `trick${faded ? " faded" : ""}`, "data-testid": testid, "data-count": String(cards.length) },
-      cards.map(({ seat, card }) => h("div", { class: `played pos-${POSITIONS[(seat - view.seat + 4) % 4]}` }, cardFace(card, { testid: "played-card" }))),
-      h("div", { class: "caption small" }, caption),
+    const done = show.winner !== null;
+    const caption = done
+      ? `${who(show.winner)} ${show.winner === view.seat ? "win" : "wins"} trick ${show.trick}`
+      : `Trick ${show.trick}: ${show.leader === view.seat ? "you led" : `${seatName(show.leader)} led`}`;
+    return h("div", {
+      class: `trick${done ? " won" : ""}${show.moving ? ` moving to-${position(show.winner)}` : ""}`,
+      "data-testid": "trick",
+      "data-hand": String(show.hand),
+      "data-trick": String(show.trick),
+      "data-count": String(show.cards.length),
+      "data-leader": String(show.leader),
+      "data-winner": done ? String(show.winner) : "",
+      "data-complete": String(done),
+    },
+    show.cards.map(({ seat, card }, i) => h("div", {
+      class: `played pos-${position(seat)}${i === 0 ? " leader" : ""}${done && seat === show.winner ? " winner" : ""}${i === show.fresh ? ` fresh from-${position(seat)}` : ""}`,
+    },
+    cardFace(card, { testid: "played-card" }),
+    i === 0 ? h("span", { class: "mark" }, "led") : null,
+    done && seat === show.winner ? h("span", { class: "mark win" }, "won") : null)),
+    h("div", { class: "caption" }, caption),
     );
   }
 
@@ -538,25 +990,35 @@ export function showMatch(root, id) {
       return;
     }
     const legalByCard = new Map();
-    for (const action of view.legal_actions) {
+    const now = myTurnNow();
+    for (const action of now ? view.legal_actions : []) {
       if (action.card) legalByCard.set(action.card, action);
     }
-    const cards = sortHand(hand.cards, hand.trump).map((card) => {
+    // Dimmed only when a card is to be chosen and this one may not be: while bidding, or
+    // while others play, the hand is fully readable.
+    const choosing = now && legalByCard.size > 0;
+    const cards = sortHand(hand.cards.filter((c) => !st.myPlayed.has(c)), hand.trump).map((card, i) => {
       const legal = legalByCard.get(card) || null;
-      const verb = legal ? (legal.type === "discard" ? "Discard" : "Play") : "";
+      const verb = legal ? (legal.type === "discard" ? "discard" : "play") : "";
+      const shown = cardLabel(card);
+      const key = i < 5 ? `, key ${i + 1}` : "";
+      const name = legal ? `${shown}, ${cardName(card)}: ${verb}${key}`
+        : choosing ? `${shown}, ${cardName(card)}: not playable now${key}`
+          : `${shown}, ${cardName(card)}`;
       return h("button", {
         type: "button",
-        class: `card-button${isRed(card) ? " red" : ""}${legal ? "" : " illegal"}`,
+        class: `card-button${isRed(card) ? " red" : ""}${choosing && !legal ? " illegal" : ""}`,
         "data-testid": "card",
         "data-card": card,
         "data-legal": String(Boolean(legal)),
         "aria-disabled": legal ? "false" : "true",
-        "aria-label": legal ? `${verb} the ${cardName(card)}` : `${cardName(card)}, not playable now (tap for the reason)`,
-        title: legal ? `${verb} the ${cardName(card)}` : "Not playable now: tap to see why",
+        "aria-label": name,
+        "aria-keyshortcuts": i < 5 ? String(i + 1) : null,
+        title: legal ? `${capital(verb)} the ${cardName(card)}` : choosing ? "Not playable now: tap to see why" : cardName(card),
         onclick: () => onCard(card, legal),
-      }, h("span", { class: "rank" }, cardLabel(card).slice(0, -1)), h("span", { class: "suit" }, cardLabel(card).slice(-1)));
+      }, cardInside(card));
     });
-    const discard = view.phase === "discard" && view.turn === view.seat;
+    const discard = view.phase === "discard" && now;
     replace(el.hand,
       discard ? h("p", { class: "prompt", "data-testid": "discard-prompt" }, `Choose a card to discard (you took the ${cardLabel(hand.upcard)}).`) : null,
       h("div", { class: "cards" }, cards),
@@ -565,23 +1027,51 @@ export function showMatch(root, id) {
     );
   }
 
+  // The bidding buttons: one per bid, and going alone as a toggle beside them (the
+  // engine lists each bid twice, alone and not; the toggle picks which is sent).
   function renderActions() {
     const view = st.body.view;
-    const bidding = view.legal_actions.filter((a) => !a.card);
+    const now = myTurnNow();
+    const bidding = now ? view.legal_actions.filter((a) => !a.card) : [];
+    const canAlone = bidding.some((a) => a.alone);
+    if (!canAlone) st.alone = false;
+    const aloneOf = (action) => bidding.find((a) => a.type === action.type && (a.suit || null) === (action.suit || null) && a.alone) || null;
+    const plain = bidding.filter((a) => !a.alone);
     replace(el.actions,
-      bidding.map((action) => h("button", {
-        type: "button",
-        class: action.type === "pass" ? "secondary" : "primary",
-        "data-testid": "action",
-        "data-action": action.type,
-        "data-alone": String(Boolean(action.alone)),
-        "data-suit": action.suit || null,
-        onclick: () => post(action),
-      }, actionButtonLabel(action, view))),
+      plain.map((action) => {
+        const chosen = st.alone && aloneOf(action) ? aloneOf(action) : action;
+        return h("button", {
+          type: "button",
+          class: action.type === "pass" ? "secondary" : "primary",
+          "data-testid": "action",
+          "data-action": action.type,
+          "data-alone": String(Boolean(chosen.alone)),
+          "data-suit": action.suit || null,
+          "aria-keyshortcuts": action.type === "pass" ? "P" : action.type === "order_up" ? "O" : null,
+          onclick: () => post(chosen),
+        }, actionButtonLabel(chosen, view));
+      }),
     );
+    el.alone.hidden = !canAlone;
+    if (canAlone) {
+      const box = h("input", { type: "checkbox", "data-testid": "alone-toggle", checked: st.alone, "aria-keyshortcuts": "A" });
+      box.addEventListener("change", () => {
+        st.alone = box.checked;
+        // The buttons are drawn again: the focus stays where it was.
+        const buttons = [...el.actions.querySelectorAll("button")];
+        const at = buttons.indexOf(document.activeElement);
+        const onToggle = el.alone.contains(document.activeElement);
+        renderActions();
+        if (at >= 0) el.actions.querySelectorAll("button")[at]?.focus();
+        else if (onToggle) el.alone.querySelector("input")?.focus();
+      });
+      replace(el.alone, box, " Go alone");
+    } else {
+      replace(el.alone);
+    }
     const body = st.body;
     el.hintButton.hidden = !(body.hints_allowed && body.status === "active");
-    el.hintButton.disabled = view.turn !== view.seat;
+    el.hintButton.disabled = !now;
   }
 
   function renderInfo() {
@@ -614,9 +1104,6 @@ export function showMatch(root, id) {
           h("dd", {}, h("ol", { class: "bids", "data-testid": "bids" },
             hand.bids.map((bid) => h("li", {}, describeAction(bid, who(bid.seat), hand, view.dealer, bid.seat))))),
         );
-      }
-      if (hand.commitment) {
-        rows.push(h("dt", {}, "Deal commitment"), h("dd", { class: "hash", title: "sha256 of this deal's deck, revealed in the replay" }, hand.commitment.slice(0, 16) + "…"));
       }
     }
     if (view.last_hand) {
@@ -674,6 +1161,9 @@ export function showMatch(root, id) {
   refresh();
   return () => {
     st.stopped = true;
+    if (st.wake) st.wake();
+    document.removeEventListener("keydown", onKey);
+    document.removeEventListener("visibilitychange", onVisible);
     clearTimeout(st.clockTimer);
     clearTimeout(st.lateTimer);
     stopFollowing();

@@ -37,7 +37,19 @@ export function replace(el, ...children) {
   return el;
 }
 
-// A card face (not interactive): rank and suit symbol, red for hearts and diamonds.
+// What a card shows: the rank and suit in a corner, and the suit large in the middle.
+// Red suits also carry an inner frame, so that they are told apart without colour.
+export function cardInside(card) {
+  const label = cardLabel(card);
+  const rank = label.slice(0, -1);
+  const suit = label.slice(-1);
+  return [
+    h("span", { class: "corner", "aria-hidden": "true" }, h("span", { class: "rank" }, rank), h("span", { class: "suit" }, suit)),
+    h("span", { class: "pip", "aria-hidden": "true" }, suit),
+  ];
+}
+
+// A card face (not interactive); its name says what it shows ("Q♦, queen of diamonds").
 export function cardFace(card, extra = {}) {
   return h(
     "span",
@@ -46,10 +58,10 @@ export function cardFace(card, extra = {}) {
       "data-card": card,
       "data-testid": extra.testid || "card-face",
       title: cardName(card),
-      "aria-label": cardName(card),
+      "aria-label": `${cardLabel(card)}, ${cardName(card)}`,
       role: "img",
     },
-    cardLabel(card),
+    cardInside(card),
   );
 }
 

@@ -1,0 +1,573 @@
+"""End to end: a table people can follow (issue 12), in headless Chromium.
+
+- A person's pace: about 1.5 s to think on each turn, against three computer players, a
+  whole match to 3 points at the table's default pace. Every trick stays on screen at
+  least a second after its last card (a sampler in the page notes, frame by frame, which
+  trick is drawn), and the Last trick control shows the right cards after each trick
+  (the truth is the replay API's log).
+- A phone (390 x 844) and a desktop: no sideways scrolling, trump and the score in the
+  viewport in every phase, seat boxes under four lines, screenshots of bidding, play, a
+  trick's end and the match's end at both sizes; axe-core on every phase of the table, the
+  lobby, the sign-in page and the replay: no serious or critical violation.
+- The keyboard alone plays a whole hand (no pointer event at all), the focus stays on the
+  hand or the next control after each move.
+- Leave, and "your turn" in the lobby's list.
+"""
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.web.support import (
+    DESKTOP,
+    PHONE,
+    QUICK_PACE,
+    ROOT,
+    api_in_page,
+    guest_page,
+    table_snapshot,
+    wait_for_my_move,
+    wait_for_seq_change,
+)
+
+pytestmark = pytest.mark.slow
+
+AXE = ROOT / "tests" / "web" / "node_modules" / "axe-core" / "axe.min.js"
+THINK_SECONDS = 1.5  # a person's time to think on each turn
+PERSON_TARGET = 3  # the person-pace match is played to 3 points, to keep CI short
+MIN_ON_SCREEN_MS = 1000
+
+# Notes, on every frame, which trick the table draws: when it first showed each number of
+# cards, when its winner was marked, and the last frame it was on screen.
+SAMPLER = """() => {
+    if (window.__tricks) return;
+    window.__tricks = {};
+    const sample = () => {
+        const t = document.querySelector('[data-testid=trick]');
+        if (t && t.dataset.hand) {
+            const now = performance.now();
+            const key = t.dataset.hand + ':' + t.dataset.trick;
+            if (!window.__tricks[key]) window.__tricks[key] = {at: {}, complete: null, last: now};
+            const rec = window.__tricks[key];
+            const n = Number(t.dataset.count);
+            if (!(n in rec.at)) rec.at[n] = now;
+            if (t.dataset.complete === 'true' && rec.complete === null) {
+                rec.complete = now;
+                rec.winner = Number(t.dataset.winner);
+            }
+            rec.last = now;
+        }
+        requestAnimationFrame(sample);
+    };
+    requestAnimationFrame(sample);
+}"""
+
+
+def create_match(page, target: int, levels=("easy", "easy", "easy"), alone: bool = True) -> str:
+    body = {
+        "seats": [{"kind": "me"}] + [{"kind": "computer", "level": level} for level in levels],
+        "options": {
+            "target_score": target,
+            "stick_the_dealer": True,
+            "going_alone": alone,
+            "lone_lead": "dealer_left",
+            "defending_alone": False,
+        },
+        "hints_allowed": True,
+        "turn_seconds": None,
+    }
+    return api_in_page(page, "POST", "matches", body)["id"]
+
+
+def open_match(page, match_id: str) -> None:
+    page.evaluate("(id) => { location.hash = '#/match/' + id; }", match_id)
+    page.get_by_test_id("match").wait_for()
+    page.wait_for_function("() => document.querySelector('#match').dataset.seq !== ''")
+
+
+def simple_move(snap: dict) -> tuple[str, dict]:
+    """What a plain player does: pass when it may, else the first bid; the first legal card."""
+    actions = snap["actions"]
+    if actions:
+        passes = [a for a in actions if a["type"] == "pass"]
+        return "action", passes[0] if passes else actions[0]
+    legal = [card for card, ok in snap["cards"] if ok]
+    return "card", {"card": legal[0]}
+
+
+def click_move(page, snap: dict) -> None:
+    kind, move = simple_move(snap)
+    if kind == "card":
+        page.locator(f"[data-testid=card][data-card='{move['card']}']").click()
+    else:
+        selector = f"[data-testid=action][data-action={move['type']}]"
+        if move["suit"]:
+            selector += f"[data-suit={move['suit']}]"
+        page.locator(selector).first.click()
+
+
+def replay_tricks(page, match_id: str) -> tuple[dict, set]:
+    """{(hand, trick): [(seat, card), ...]} from the replay's log, and the hands in
+    which our seat (south, 0) sat out (its partner went alone)."""
+    replay = api_in_page(page, "GET", f"matches/{match_id}/replay")
+    tricks: dict[tuple[int, int], list[tuple[int, str]]] = {}
+    sat_out = set()
+    for hand in replay["hands"]:
+        number = hand["hand"]
+        current: list[tuple[int, str]] = []
+        for event in hand["events"]:
+            if event["type"] == "card_played":
+                current.append((event["seat"], event["payload"]["action"]["card"]))
+            elif event["type"] == "trick_won":
+                tricks[(number, event["payload"]["trick"])] = current
+                current = []
+            elif event["type"] == "bid" and event["seat"] == 2:
+                if event["payload"]["action"].get("alone"):
+                    sat_out.add(number)
+    return tricks, sat_out
+
+
+def read_last_trick(page) -> dict | None:
+    """Opens the Last trick control, reads what it shows, and closes it."""
+    button = page.get_by_test_id("last-trick-button")
+    if button.is_disabled():
+        return None
+    button.click()
+    panel = page.get_by_test_id("last-trick")
+    panel.wait_for(state="visible")
+    shown = page.evaluate(
+        """() => {
+            const p = document.querySelector('[data-testid=last-trick]');
+            const CARDS = '[data-testid=last-trick-card]';
+            const latest = Object.entries(window.__tricks || {})
+                .filter(([, r]) => r.complete !== null)
+                .sort((a, b) => b[1].complete - a[1].complete)[0];
+            return {
+                hand: Number(p.dataset.hand), trick: Number(p.dataset.trick),
+                winner: Number(p.dataset.winner),
+                cards: [...p.querySelectorAll(CARDS)].map((c) => c.dataset.card),
+                labels: [...p.querySelectorAll(CARDS)].map((c) => c.getAttribute('aria-label')),
+                latest: latest ? latest[0] : null,
+            };
+        }"""
+    )
+    button.click()
+    panel.wait_for(state="hidden")
+    return shown
+
+
+def test_a_person_at_the_default_pace_sees_every_trick_for_a_second_and_the_last_trick(
+    server, browser, artifacts
+):
+    context, page, errors = guest_page(browser, f"{server}/play/", pace=None)
+    try:
+        match_id = create_match(page, PERSON_TARGET)
+        page.evaluate(SAMPLER)
+        open_match(page, match_id)
+        # The real default: half a second a card, 1.2 s a finished trick.
+        assert page.get_by_test_id("pace").input_value() == "normal"
+        reads = []
+        started = time.monotonic()
+        for _ in range(400):
+            wait_for_my_move(page)
+            snap = table_snapshot(page)
+            if snap["status"] == "finished":
+                break
+            thinking_from = time.monotonic()
+            shown = read_last_trick(page)
+            if shown:
+                reads.append(shown)
+            time.sleep(max(0.0, THINK_SECONDS - (time.monotonic() - thinking_from)))
+            click_move(page, snap)
+            wait_for_seq_change(page, snap["seq"])
+        else:
+            pytest.fail("the match did not end in 400 of our moves")
+        final = read_last_trick(page)
+        assert final is not None
+        reads.append(final)
+        page.screenshot(path=str(artifacts / "pace-match-over.png"), full_page=True)
+        elapsed = time.monotonic() - started
+        records = page.evaluate("() => window.__tricks")
+        tricks, sat_out = replay_tricks(page, match_id)
+
+        on_screen = {}
+        for (hand, trick), cards in tricks.items():
+            rec = records.get(f"{hand}:{trick}")
+            assert rec is not None, f"trick {trick} of hand {hand} was never drawn"
+            full = str(len(cards))
+            assert full in rec["at"], f"trick {trick} of hand {hand} never showed all {full} cards"
+            assert rec["complete"] is not None, f"trick {trick} of hand {hand}: no winner marked"
+            on_screen[(hand, trick)] = rec["last"] - rec["at"][full]
+        short = {k: round(v) for k, v in on_screen.items() if v < MIN_ON_SCREEN_MS}
+        assert not short, f"on screen under {MIN_ON_SCREEN_MS} ms after the last card: {short}"
+
+        # The Last trick control, read on each of our turns: the trick just finished, its cards.
+        for shown in reads:
+            key = (shown["hand"], shown["trick"])
+            assert shown["latest"] == f"{key[0]}:{key[1]}", (key, shown["latest"])
+            truth = [card for _, card in tricks[key]]
+            assert shown["cards"] == truth, f"last trick {key}: {shown['cards']} != {tricks[key]}"
+            assert len(shown["cards"]) in (3, 4)
+            for label, card in zip(shown["labels"], shown["cards"], strict=True):
+                assert label.startswith(label_of(card)), (label, card)
+        read_keys = {(s["hand"], s["trick"]) for s in reads}
+        # Every trick is read after it ends, except in hands where we sat out (no turn of ours).
+        expected = {key for key in tricks if key[0] not in sat_out}
+        missing = expected - read_keys
+        assert not missing, f"the Last trick control was not read after {sorted(missing)}"
+        figures = {
+            "tricks": len(tricks),
+            "hands": len({h for h, _ in tricks}),
+            "shortest_on_screen_ms": round(min(on_screen.values())),
+            "median_on_screen_ms": round(sorted(on_screen.values())[len(on_screen) // 2]),
+            "last_trick_reads": len(reads),
+            "match_seconds": round(elapsed, 1),
+        }
+        (artifacts / "pace-figures.json").write_text(json.dumps(figures, indent=2))
+        print("person-pace match:", figures)
+        errors.check()
+    except BaseException:
+        page.screenshot(path=str(artifacts / "pace-failure.png"), full_page=True)
+        raise
+    finally:
+        context.close()
+
+
+def label_of(card: str) -> str:
+    ranks = {"T": "10"}
+    suits = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
+    return ranks.get(card[0], card[0]) + suits[card[1]]
+
+
+# ------------------------------------------------------------------ phone, desktop, axe
+
+
+def axe_violations(page) -> list[dict]:
+    """Serious and critical violations axe-core finds on the page as it is."""
+    if not page.evaluate("() => Boolean(window.axe)"):
+        page.add_script_tag(path=str(AXE))
+    return page.evaluate(
+        """async () => {
+            const result = await axe.run(document, {resultTypes: ['violations']});
+            return result.violations
+                .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+                .map((v) => ({id: v.id, impact: v.impact, help: v.help,
+                              nodes: v.nodes.slice(0, 5).map((n) => n.target.join(' '))}));
+        }"""
+    )
+
+
+def layout(page) -> dict:
+    return page.evaluate(
+        """() => {
+            const inView = (sel) => {
+                const e = document.querySelector(sel);
+                if (!e) return false;
+                const r = e.getBoundingClientRect();
+                return r.width > 0 && r.top >= 0 && r.left >= 0
+                    && r.bottom <= window.innerHeight && r.right <= window.innerWidth;
+            };
+            const seats = [...document.querySelectorAll('.table .seat')].map((s) => {
+                const cs = getComputedStyle(s);
+                const inner = s.clientHeight
+                    - parseFloat(cs.paddingTop) - parseFloat(cs.paddingBottom);
+                const line = parseFloat(getComputedStyle(s.querySelector('.seat-name')).lineHeight)
+                    || 1.2 * parseFloat(cs.fontSize);
+                return inner / line;
+            });
+            return {
+                width: window.innerWidth,
+                scrollWidth: Math.max(
+                    document.documentElement.scrollWidth, document.body.scrollWidth),
+                trump: inView('[data-testid=trump-now]'),
+                score: inView('[data-testid=score-now]'),
+                seatLines: seats,
+            };
+        }"""
+    )
+
+
+def set_pace(page, pace: str) -> None:
+    """The table's pace from the next cards shown on (pace.js reads it each time)."""
+    page.evaluate("(pace) => localStorage.setItem('euchre.pace', pace)", pace)
+
+
+def check_screen(page, artifacts: Path, name: str, table: bool = True, shots: bool = True) -> list:
+    """At both sizes: no sideways scrolling, trump and score in view (the table), axe."""
+    found = []
+    for size_name, size in (("phone", PHONE), ("desktop", DESKTOP)):
+        page.set_viewport_size(size)
+        page.evaluate("() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 50)))")
+        got = layout(page)
+        where = f"{name} at {size_name}"
+        assert got["scrollWidth"] <= got["width"], f"{where}: {got['scrollWidth']} px wide"
+        if table:
+            assert got["trump"] and got["score"], f"{where}: trump or score out of view: {got}"
+            lines = got["seatLines"]
+            assert all(n < 4 for n in lines), f"{where}: seat boxes of {lines} lines"
+        if shots:
+            page.screenshot(path=str(artifacts / f"table-{name}-{size_name}.png"))
+        assert page.locator("h1").count() == 1, f"{where}: not one h1"
+        if table:
+            text = page.locator("#match").inner_text().lower()
+            assert "commitment" not in text, f"{where}: the deal commitment at the table"
+            said = text.count("match is over") + text.count("won the match")
+            said += text.count("lost the match")
+            assert said == (1 if name == "match-over" else 0), f"{where}: the end said {said} times"
+        violations = axe_violations(page)
+        assert not violations, f"axe on {name} at {size_name}: {json.dumps(violations, indent=1)}"
+        found.append((size_name, got))
+    page.set_viewport_size(PHONE)
+    return found
+
+
+def test_phone_and_desktop_every_phase_fits_and_passes_axe(server, browser, artifacts):
+    context, page, errors = guest_page(browser, f"{server}/play/", viewport=PHONE)
+    try:
+        check_screen(page, artifacts, "lobby", table=False)
+        # No going alone: a partner's loner would leave us no turn to play in.
+        match_id = create_match(page, 3, alone=False)
+        open_match(page, match_id)
+        seen = set()
+        trick_end = False
+        for _ in range(400):
+            wait_for_my_move(page)
+            snap = table_snapshot(page)
+            if snap["status"] == "finished":
+                break
+            phase = snap["phase"]
+            if phase not in seen:
+                seen.add(phase)
+                name = {"bid1": "bidding", "bid2": "bidding-round-two"}.get(phase, phase)
+                check_screen(page, artifacts, name)
+            if phase == "play" and not trick_end:
+                # A trick's end: the next finished trick is held 6 s, time to look at it.
+                set_pace(page, '{"card": 50, "hold": 6000, "move": 0}')
+                click_move(page, snap)
+                page.locator("[data-testid=trick][data-complete=true]").wait_for(timeout=60_000)
+                check_screen(page, artifacts, "trick-end")
+                trick_end = True
+                set_pace(page, QUICK_PACE)
+                page.get_by_test_id("table").click()  # a tap skips ahead
+            else:
+                click_move(page, snap)
+            wait_for_seq_change(page, snap["seq"])
+        else:
+            pytest.fail("the match did not end in 400 of our moves")
+        assert {"bid1", "play"} <= seen and trick_end, seen
+        page.get_by_test_id("match-over").wait_for()
+        check_screen(page, artifacts, "match-over")
+        page.get_by_test_id("replay-link").click()
+        page.get_by_test_id("replay-next").wait_for()
+        page.get_by_test_id("replay-next").click()
+        check_screen(page, artifacts, "replay", table=False)
+        errors.check()
+    except BaseException:
+        page.screenshot(path=str(artifacts / "table-failure.png"), full_page=True)
+        raise
+    finally:
+        context.close()
+
+
+def test_the_sign_in_page_passes_axe(server, browser, artifacts):
+    context = browser.new_context(viewport=PHONE)
+    try:
+        page = context.new_page()
+        page.goto(f"{server}/play/")
+        page.get_by_test_id("guest").wait_for()
+        check_screen(page, artifacts, "sign-in", table=False, shots=False)
+    finally:
+        context.close()
+
+
+# ------------------------------------------------------------------ the keyboard alone
+
+
+def test_the_keyboard_alone_plays_a_whole_hand(server, browser, artifacts):
+    """...with no pointer event at all; the person also prefers reduced motion: no card
+    moves (the pace asks for 250 ms of movement to the winner, which is left out)."""
+    pace = '{"card": 10, "hold": 20, "move": 250}'
+    context, page, errors = guest_page(browser, f"{server}/play/", pace, reduced_motion="reduce")
+    try:
+        match_id = create_match(page, 10)
+        page.evaluate(
+            """() => {
+                window.__pointer = 0;
+                for (const type of ['pointerdown', 'mousedown', 'touchstart'])
+                    document.addEventListener(type, () => { window.__pointer += 1; }, true);
+                window.__motion = [];
+                const look = () => {
+                    if (document.querySelector('.trick.moving')) window.__motion.push('to winner');
+                    const fresh = document.querySelector('.played.fresh');
+                    if (fresh && getComputedStyle(fresh).animationName !== 'none')
+                        window.__motion.push(getComputedStyle(fresh).animationName);
+                    requestAnimationFrame(look);
+                };
+                requestAnimationFrame(look);
+            }"""
+        )
+        open_match(page, match_id)
+        assert "P pass" in page.get_by_test_id("shortcuts").inner_text()
+        moves = 0
+        played = 0
+        for _ in range(60):
+            wait_for_my_move(page)
+            snap = table_snapshot(page)
+            hand_number = page.get_by_test_id("hand-number").inner_text()
+            if snap["status"] == "finished" or not hand_number.startswith("1,"):
+                break
+            focus = page.evaluate(
+                """() => {
+                    const a = document.activeElement;
+                    return {testid: a.dataset ? a.dataset.testid || null : null,
+                            inHand: Boolean(a.closest('[data-testid=hand]')),
+                            inActions: Boolean(a.closest('[data-testid=actions]'))};
+                }"""
+            )
+            assert focus["inHand"] or focus["inActions"], f"the focus is elsewhere: {focus}"
+            # Each card's spoken name starts with what it shows ("Q♦, queen of diamonds…").
+            names = page.evaluate(
+                """() => [...document.querySelectorAll('[data-testid=card]')]
+                    .map((b) => [b.dataset.card, b.getAttribute('aria-label'), b.innerText])"""
+            )
+            for card, name, text in names:
+                assert name.startswith(label_of(card)), (card, name)
+                assert "".join(text.split()).startswith(label_of(card)), (card, text)
+            phase = snap["phase"]
+            if phase in ("bid1", "bid2"):
+                check_bidding(page, snap)
+            if snap["actions"]:
+                kinds = {a["type"] for a in snap["actions"]}
+                if "pass" in kinds:
+                    page.keyboard.press("p")
+                else:
+                    # Stick the dealer: the focus is on the first bid; Enter takes it.
+                    assert focus["testid"] == "action", focus
+                    page.keyboard.press("Enter")
+            else:
+                index = [ok for _, ok in snap["cards"]].index(True)
+                page.keyboard.press(str(index + 1))
+                played += phase == "play"
+            moves += 1
+            wait_for_seq_change(page, snap["seq"])
+        # The whole first hand: hand 2 was dealt (or the match ended).
+        page.wait_for_function(
+            """() => { const n = document.querySelector('[data-testid=hand-number]');
+                       const m = document.querySelector('#match');
+                       return !n.textContent.startsWith('1,')
+                           || m.dataset.status === 'finished'; }"""
+        )
+        page.keyboard.press("l")
+        page.get_by_test_id("last-trick").wait_for(state="visible")
+        assert page.get_by_test_id("last-trick").get_attribute("data-trick") == "5"
+        assert page.evaluate("() => window.__pointer") == 0
+        assert page.evaluate("() => window.__motion") == [], "cards moved under reduced motion"
+        assert played >= 1, "we played no card in the hand (sat out?)"
+        page.screenshot(path=str(artifacts / "keyboard-hand-done.png"))
+        errors.check()
+    except BaseException:
+        page.screenshot(path=str(artifacts / "keyboard-failure.png"), full_page=True)
+        raise
+    finally:
+        context.close()
+
+
+def check_bidding(page, snap: dict) -> None:
+    """While we bid: the hand fully readable (nothing dimmed); one button per bid, and
+    going alone a toggle beside them (A), not a second row of buttons."""
+    assert all(
+        not illegal
+        for illegal in page.evaluate(
+            "() => [...document.querySelectorAll('[data-testid=card]')]"
+            ".map((b) => b.classList.contains('illegal'))"
+        )
+    ), "cards dimmed while bidding"
+    bids = [(a["type"], a["suit"]) for a in snap["actions"]]
+    assert len(bids) == len(set(bids)), f"a bid twice: {bids}"
+    assert not any(a["alone"] for a in snap["actions"])
+    if any(a["type"] != "pass" for a in snap["actions"]):
+        toggle = page.get_by_test_id("alone-toggle")
+        assert toggle.is_visible(), "no Go alone toggle"
+        page.keyboard.press("a")
+        alone = page.locator("[data-testid=action][data-alone=true]")
+        assert alone.count() == len([b for b in bids if b[0] != "pass"])
+        assert "go alone" in alone.first.inner_text()
+        page.keyboard.press("a")
+        assert page.locator("[data-testid=action][data-alone=true]").count() == 0
+
+
+# ------------------------------------------------------------------ leave; your turn in the lobby
+
+
+def test_your_turn_is_marked_in_the_lobby_and_leave_hands_the_seat_to_a_computer(
+    server, browser, artifacts
+):
+    context, page, errors = guest_page(browser, f"{server}/play/")
+    try:
+        match_id = create_match(page, 10)
+        page.evaluate("() => { location.hash = '#/'; }")
+        item = page.locator(f"[data-testid=match-item][data-match-id='{match_id}']")
+        item.get_by_test_id("your-turn").wait_for(state="visible")
+        assert item.get_attribute("data-your-turn") == "true"
+        open_match(page, match_id)
+        page.get_by_test_id("leave-button").click()
+        page.get_by_test_id("leave-confirm-button").click()
+        page.get_by_test_id("lobby").wait_for()
+        # The seat is a computer player's now: the match is no longer ours to open.
+        status = page.evaluate(
+            """async (id) => (await fetch('/api/v1/matches/' + id, {headers: {
+                Authorization: 'Token ' + localStorage.getItem('euchre.token')}})).status""",
+            match_id,
+        )
+        assert status == 404
+        errors.check()
+    finally:
+        context.close()
+
+
+# ------------------------------------------------------------------ a catch-up is not paced
+
+
+def test_a_backlog_of_more_than_a_hand_is_caught_up_without_the_pace(server, browser, artifacts):
+    """Our time runs out and computer players play the whole match in seconds: the table,
+    at the default pace, does not take the tricks' 1.7 s each to catch up with it."""
+    context, page, errors = guest_page(browser, f"{server}/play/", pace=None)
+    try:
+        seats = [{"kind": "me"}] + [{"kind": "computer", "level": "hard"}] * 3
+        body = {"seats": seats, "options": {"target_score": 10}, "turn_seconds": 5}
+        match_id = api_in_page(page, "POST", "matches", body)["id"]
+        open_match(page, match_id)
+        deadline = time.monotonic() + 90
+        while api_in_page(page, "GET", f"matches/{match_id}")["status"] != "finished":
+            assert time.monotonic() < deadline, "the computer players did not finish in 90 s"
+            time.sleep(0.25)
+        finished = time.monotonic()
+        page.wait_for_function(
+            """() => { const m = document.querySelector('#match');
+                       return m.dataset.status === 'finished'
+                           && m.dataset.pending === 'false'; }""",
+            timeout=30_000,
+        )
+        behind = time.monotonic() - finished
+        tricks, _ = replay_tricks(page, match_id)
+        at_the_pace = len(tricks) * 1.7
+        assert len(tricks) >= 15, len(tricks)
+        # Up to five tricks (a hand we sit out) are still shown at the pace: about 10 s.
+        assert behind < min(20, at_the_pace / 3), (
+            f"{behind:.1f} s to catch up, {len(tricks)} tricks"
+        )
+        last = read_last_trick(page)
+        final = max(tricks)
+        assert (last["hand"], last["trick"]) == final
+        assert last["cards"] == [card for _, card in tricks[final]]
+        print(
+            f"\ncaught up in {behind:.1f} s: {len(tricks)} tricks, {at_the_pace:.0f} s at the pace"
+        )
+        errors.check()
+    except BaseException:
+        page.screenshot(path=str(artifacts / "catch-up-failure.png"), full_page=True)
+        raise
+    finally:
+        context.close()
