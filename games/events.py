@@ -107,8 +107,17 @@ class HandDealtSeen(TypedDict):
     cards: NotRequired[list[str]]  # absent for a spectator
 
 
+class ActionDict(TypedDict):
+    """The engine's Action.to_dict()."""
+
+    type: str  # one of the engine's ACTION_TYPES
+    card: NotRequired[str]  # discard, play ("9C")
+    suit: NotRequired[str]  # call ("H")
+    alone: NotRequired[bool]  # order_up, call
+
+
 class ActionPayload(TypedDict):
-    action: dict[str, Any]  # the engine's Action.to_dict(): {type, card?, suit?, alone?}
+    action: ActionDict  # for a discard others see only {"type": "discard"}
 
 
 class TrickWon(TypedDict):
