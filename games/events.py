@@ -189,45 +189,35 @@ class EventType:
     name: str
     payload: type  # a TypedDict: the payload as logged
     redact: Rule  # what a seat may see before the match is finished
+    doc: str  # a line for docs/architecture.md
     seen: type | None = None  # a TypedDict when what a seat may see differs in shape
-    doc: str = ""
 
 
 REGISTRY: dict[str, EventType] = {
     e.name: e
     for e in (
-        EventType(MATCH_CREATED, MatchCreated, shown_to_all, doc="the match and its rules"),
-        EventType(SEAT_TAKEN, SeatTaken, shown_to_all, doc="a person or a computer sits down"),
-        EventType(SEAT_LEFT, SeatLeft, shown_to_all, doc="a person left; a computer plays on"),
-        EventType(
-            SEAT_TIMED_OUT,
-            SeatTimedOut,
-            shown_to_all,
-            doc="turn timer: a computer plays for them",
-        ),
-        EventType(SEAT_RETURNED, SeatReturned, shown_to_all, doc="...until they take it back"),
-        EventType(MATCH_STARTED, Empty, shown_to_all, doc="every seat is taken"),
+        EventType(MATCH_CREATED, MatchCreated, shown_to_all, "the match and its rules"),
+        EventType(SEAT_TAKEN, SeatTaken, shown_to_all, "a person or a computer sits down"),
+        EventType(SEAT_LEFT, SeatLeft, shown_to_all, "a person left; a computer plays on"),
+        EventType(SEAT_TIMED_OUT, SeatTimedOut, shown_to_all, "turn timer: a computer plays"),
+        EventType(SEAT_RETURNED, SeatReturned, shown_to_all, "...until they take it back"),
+        EventType(MATCH_STARTED, Empty, shown_to_all, "every seat is taken"),
         EventType(
             HAND_DEALT,
             HandDealt,
             deal_seen,
+            "deck and salt kept secret until `hand_revealed`; each seat sees its cards",
             seen=HandDealtSeen,
-            doc="deck and salt kept secret until `hand_revealed`; each seat sees its cards",
         ),
-        EventType(BID, ActionPayload, shown_to_all, doc="pass, order_up, call, defend_alone"),
-        EventType(DISCARD, ActionPayload, discard_seen, doc="the card is seen by the dealer alone"),
-        EventType(CARD_PLAYED, ActionPayload, shown_to_all, doc="a card is played"),
-        EventType(TRICK_WON, TrickWon, shown_to_all, doc="derived by the rules"),
-        EventType(HAND_SCORED, HandScored, shown_to_all, doc="derived by the rules"),
-        EventType(HAND_THROWN_IN, HandThrownIn, shown_to_all, doc="everyone passed twice"),
-        EventType(HAND_REVEALED, HandRevealed, shown_to_all, doc="the ended hand's deck and salt"),
-        EventType(MATCH_FINISHED, MatchFinished, shown_to_all, doc="derived by the rules"),
-        EventType(
-            MATCH_ABANDONED,
-            MatchAbandoned,
-            shown_to_all,
-            doc="no person sits at the match any more; nothing follows it",
-        ),
+        EventType(BID, ActionPayload, shown_to_all, "pass, order_up, call, defend_alone"),
+        EventType(DISCARD, ActionPayload, discard_seen, "the card is seen by the dealer alone"),
+        EventType(CARD_PLAYED, ActionPayload, shown_to_all, "a card is played"),
+        EventType(TRICK_WON, TrickWon, shown_to_all, "derived by the rules"),
+        EventType(HAND_SCORED, HandScored, shown_to_all, "derived by the rules"),
+        EventType(HAND_THROWN_IN, HandThrownIn, shown_to_all, "everyone passed twice"),
+        EventType(HAND_REVEALED, HandRevealed, shown_to_all, "the ended hand's deck and salt"),
+        EventType(MATCH_FINISHED, MatchFinished, shown_to_all, "derived by the rules"),
+        EventType(MATCH_ABANDONED, MatchAbandoned, shown_to_all, "no person left; nothing follows"),
     )
 }
 
@@ -267,7 +257,7 @@ def describe() -> str:
     """The event list of docs/architecture.md (a test keeps the two the same)."""
     lines = []
     for e in REGISTRY.values():
-        fields = ", ".join(REGISTRY[e.name].payload.__annotations__)
+        fields = ", ".join(e.payload.__annotations__)
         lines.append(f"- `{e.name}` {{{fields}}}: {e.doc}")
     return "\n".join(lines)
 
