@@ -334,9 +334,9 @@ class _Action(Protocol):
     def to_dict(self) -> dict[str, Any]: ...
 
 
-def action(seat: int, action: _Action) -> NewEvent:
+def action(seat: int, chosen: _Action) -> NewEvent:
     """A seat's engine action, as bid, discard or card_played."""
-    return NewEvent(ACTION_EVENT_TYPES[action.type], seat, {"action": action.to_dict()})
+    return NewEvent(ACTION_EVENT_TYPES[chosen.type], seat, {"action": chosen.to_dict()})
 
 
 def outcomes(derived: Iterable[Mapping[str, Any]]) -> list[NewEvent]:
