@@ -19,7 +19,8 @@ from django.utils import timezone
 
 from bots.players import DEFAULT_LEVEL, PLAYERS
 from games import engine as E
-from games import eventlog, events, fairness, live, projections, timers
+from games import eventlog, fairness, live, projections, timers
+from games import events as V
 from games.errors import BadInput, Conflict, NotFound, Unprocessable, from_rule_error
 from games.events import NewEvent
 from games.models import IdempotentResponse, Match, MatchStatus, Seat, SeatKind
@@ -84,8 +85,8 @@ def match_create(
             first_dealer=first_dealer,
             turn_seconds=turn_seconds,
         )
-        new_events = [
-            events.match_created(
+        events = [
+            V.match_created(
                 options=rules.to_dict(),
                 first_dealer=first_dealer,
                 hints_allowed=hints_allowed,
@@ -102,14 +103,13 @@ def match_create(
             else:
                 Seat.objects.create(match=match, index=index, kind=SeatKind.OPEN)
                 continue
-            new_events.append(_seat_taken(seat))
-        state = E.MatchState(rules, first_dealer)
-        _commit_events(match, eventlog.Folded(state, None), new_events)
+            events.append(_seat_taken(seat))
+        _commit_events(match, eventlog.Folded(E.MatchState(rules, first_dealer), None), events)
     return match
 
 
 def _seat_taken(seat: Seat) -> NewEvent:
-    return events.seat_taken(
+    return V.seat_taken(
         seat=seat.index,
         kind=seat.kind,
         user_id=seat.user_id,
@@ -167,10 +167,10 @@ def match_leave(*, match_id: Any, user: AbstractBaseUser, level: str = "") -> Ma
         seat = _callers_seat(match, user)
         seat.kind, seat.user, seat.bot_level, seat.away = SeatKind.COMPUTER, None, level, False
         seat.save(update_fields=["kind", "user", "bot_level", "away"])
-        new_events = [events.seat_left(seat=seat.index, level=level)]
+        events = [V.seat_left(seat=seat.index, level=level)]
         if not _anyone_seated(match):
-            new_events.append(_abandoned(match))
-        _commit_events(match, eventlog.load(match), new_events)
+            events.append(_abandoned(match))
+        _commit_events(match, eventlog.load(match), events)
     return match
 
 
@@ -193,7 +193,7 @@ def _anyone_seated(match: Match) -> bool:
 
 
 def _abandoned(match: Match) -> NewEvent:
-    return events.match_abandoned(scores=[match.score_ns, match.score_we])
+    return V.match_abandoned(scores=[match.score_ns, match.score_we])
 
 
 def seat_time_out(*, match_id: Any) -> bool:
@@ -211,9 +211,8 @@ def seat_time_out(*, match_id: Any) -> bool:
             return False
         seat.away, seat.bot_level = True, DEFAULT_LEVEL
         seat.save(update_fields=["away", "bot_level"])
-        timed_out = events.seat_timed_out(
-            seat=seat.index, level=DEFAULT_LEVEL, seconds=match.turn_seconds
-        )
+        seconds = match.turn_seconds
+        timed_out = V.seat_timed_out(seat=seat.index, level=DEFAULT_LEVEL, seconds=seconds)
         _commit_events(match, folded, [timed_out])
     return True
 
@@ -245,7 +244,7 @@ def _back_if_away(match: Match, seat_index: int) -> list[NewEvent]:
         return []
     seat.away, seat.bot_level = False, ""
     seat.save(update_fields=["away", "bot_level"])
-    return [events.seat_returned(seat=seat.index)]
+    return [V.seat_returned(seat=seat.index)]
 
 
 # ---------------------------------------------------------------- actions
@@ -292,10 +291,10 @@ def action_submit(
             outcomes = folded.state.apply_action(seat_index, parsed)
         except E.RuleError as exc:
             raise from_rule_error(exc, seq=match.seq) from exc
-        new_events = [events.action(seat_index, parsed), *events.outcomes(outcomes)]
+        events = [V.action(seat_index, parsed), *V.outcomes(outcomes)]
         if user is not None and match.turn_seconds:
-            new_events = _back_if_away(match, seat_index) + new_events  # acting is coming back
-        _commit_events(match, folded, new_events)
+            events = _back_if_away(match, seat_index) + events  # acting is coming back
+        _commit_events(match, folded, events)
         # A computer player's move answers nobody: skip building a view for it.
         body = player_view_get(match=match, seat=seat_index, folded=folded) if user else {}
         if idempotency_key is not None:
@@ -330,29 +329,28 @@ def _locked_match(match_id: Any) -> Match:
     return match
 
 
-def _commit_events(match: Match, folded: eventlog.Folded, new_events: list[NewEvent]) -> None:
-    """Append `new_events` (and what follows from them: the start of the match, the next
+def _commit_events(match: Match, folded: eventlog.Folded, events: list[NewEvent]) -> None:
+    """Append `events` (and what follows from them: the start of the match, the next
     deal, the reveal of a finished hand's deck), project, and schedule what comes next."""
     state = folded.state
-    new_events = list(new_events)
-    abandoning = any(e.type == events.MATCH_ABANDONED for e in new_events)
-    waiting = match.status == MatchStatus.WAITING
-    if waiting and not abandoning and _all_seats_taken(match, new_events):
-        new_events.append(events.match_started())
-    hand_over = any(e.type in events.HAND_OVER for e in new_events)
+    events = list(events)
+    abandoning = any(e.type == V.MATCH_ABANDONED for e in events)
+    if match.status == MatchStatus.WAITING and not abandoning and _all_seats_taken(match, events):
+        events.append(V.match_started())
+    hand_over = any(e.type in V.HAND_OVER for e in events)
     if hand_over:
-        new_events.append(_reveal(match, state))
-    starting = any(e.type == events.MATCH_STARTED for e in new_events)
+        events.append(_reveal(match, state))
+    starting = any(e.type == V.MATCH_STARTED for e in events)
     if (starting or hand_over) and state.phase == E.DEAL:
-        new_events.append(_deal(state))
-        folded.commitment = new_events[-1].payload["commitment"]
-    rows = eventlog.append(match, new_events)
+        events.append(_deal(state))
+        folded.commitment = events[-1].payload["commitment"]
+    rows = eventlog.append(match, events)
     projections.project(match, rows)
     # Only an active match has a seat to act (an abandoned one never queues a turn).
     to_act = seat_to_act(match, state) if match.status == MatchStatus.ACTIVE else None
     match.awaiting_computer = plays_for_computer(to_act)
     previous_deadline = match.turn_deadline
-    match.turn_deadline = timers.deadline(match, to_act, new_events)
+    match.turn_deadline = timers.deadline(match, to_act, events)
     match.save()
     eventlog.remember_on_commit(match, folded)
     live.publish_on_commit(match)
@@ -371,7 +369,7 @@ def _deal(state: E.MatchState) -> NewEvent:
     cards = fairness.deck_text(deck)
     salt = fairness.new_salt()
     state.deal(deck)
-    return events.hand_dealt(
+    return V.hand_dealt(
         hand=state.hand_number,
         dealer=state.dealer,
         upcard=E.card_str(state.upcard),
@@ -382,9 +380,9 @@ def _deal(state: E.MatchState) -> NewEvent:
 
 
 def _reveal(match: Match, state: E.MatchState) -> NewEvent:
-    dealt = match.events.filter(type=events.HAND_DEALT).order_by("-seq").first()
+    dealt = match.events.filter(type=V.HAND_DEALT).order_by("-seq").first()
     payload = dealt.payload
-    return events.hand_revealed(
+    return V.hand_revealed(
         hand=payload["hand"],
         deck=payload["deck"],
         salt=payload["salt"],
