@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from games import engine as E
+from games import events as V
 
 from .players import PLAYERS
 from .players.hard import Budget, make_hard
@@ -173,14 +174,14 @@ def play_match(
             action = players[seat](E.player_view(state, seat), rng)
             for outcome in state.apply_action(seat, E.action_from_dict(action)):
                 kind = outcome["type"]
-                if kind == "hand_scored":
+                if kind == V.HAND_SCORED:
                     out.counts[outcome["result"]] += 1
                     if outcome["team"] == team_a:
                         out.points_a += outcome["points"]
                     else:
                         out.points_b += outcome["points"]
                     _count_bidding(out.counts, state, dealer)
-                elif kind == "hand_thrown_in":
+                elif kind == V.HAND_THROWN_IN:
                     out.counts["thrown_in"] += 1
     out.wins_a = int(state.winner == team_a)
     return out

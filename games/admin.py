@@ -32,13 +32,14 @@ from django.urls import path, reverse
 from django.utils.html import format_html
 
 from games import engine as E
-from games import fairness, projections
+from games import events as V
+from games import fairness, hands, projections
 from games.deal_view import seat_cards
 from games.engine.cards import SUIT_LETTERS
 from games.engine.cards import SUIT_NAMES as ENGINE_SUIT_NAMES
 from games.engine.cards import SUIT_SYMBOLS as ENGINE_SUIT_SYMBOLS
-from games.eventlog import LogError, Replayer
-from games.management.match_log import LogProblem, check_events
+from games.eventlog import LogError
+from games.log_check import check_events
 from games.models import Event, Hand, Match, Seat, SeatKind
 from games.selectors import event_for_seat
 from games.throttling import FailureLimit, client_address, normalized_name
@@ -128,30 +129,27 @@ def hand_page_url(match_id: Any, number: int) -> str:
 
 
 def hand_record(match: Match, number: int) -> dict[str, Any]:
-    """Everything about hand `number` of `match`, read from its log.
+    """Everything about hand `number` of `match`, read from its log (games.hands: the
+    log cut into hands, and the hand replayed).
 
-    The hand's events run from its hand_dealt to the event before the next deal
-    (so they include the reveal of its deck). Every seat's cards come from the
-    recorded deck by the engine's deal; the bidding and the tricks from the
-    events; trump, the makers and who sat out from the engine's state as the log
-    replays. The replay checks every event (and the trick winners and scores the
-    log records); the first one that does not replay is reported, not hidden."""
-    events = list(Event.objects.filter(match=match).order_by("seq"))
-    deals = [i for i, e in enumerate(events) if e.type == "hand_dealt"]
-    start = next((i for i in deals if events[i].payload.get("hand") == number), None)
-    if start is None:
+    Every seat's cards come from the recorded deck by the engine's deal; the bidding
+    and the tricks from the events; trump, the makers and who sat out from the
+    engine's state as the log replays. The replay checks every event (and the trick
+    winners and scores the log records); the first one that does not replay is
+    reported, not hidden."""
+    log = hands.log_by_hand(match)
+    hand = log.hand(number)
+    if hand is None:
         raise Http404(f"Match {match.pk} has no hand {number}.")
-    end = next((i for i in deals if i > start), len(events))
-    numbers = {events[i].payload.get("hand") for i in deals}
-    hand_events = events[start:end]
-    dealt = events[start].payload
+    numbers = log.numbers()
+    dealt = hand.dealt
     dealer = dealt["dealer"]
-    shown = any(e.type == "hand_revealed" for e in hand_events)
+    shown = hand.revealed
     deck = (dealt.get("deck") or []) if shown else []  # no cards before the reveal
 
-    players = _players_at(events[:end])
-    replay = _replay(events, start, end)
-    state_view = replay["view"] or {}
+    players = _players_at(log.events[: hand.end])
+    replay = hands.replay_hand(log, hand)
+    state_view = replay.view or {}
     trump = state_view.get("trump")
     maker = state_view.get("maker")
     sitting_out = state_view.get("sitting_out", [])
@@ -181,9 +179,9 @@ def hand_record(match: Match, number: int) -> dict[str, Any]:
     bidding, tricks, current = [], [], []
     result = None
     revealed = None
-    for event in hand_events:
+    for event in hand.events:
         p = admin_payload(event, shown)
-        if event.type in ("bid", "discard"):
+        if event.type in (V.BID, V.DISCARD):
             bidding.append(
                 {
                     "seq": event.seq,
@@ -191,9 +189,9 @@ def hand_record(match: Match, number: int) -> dict[str, Any]:
                     "text": action_text(p.get("action", {}), event.seat, dealer),
                 }
             )
-        elif event.type == "card_played":
+        elif event.type == V.CARD_PLAYED:
             current.append({"seat": event.seat, "card": card_view(p["action"]["card"])})
-        elif event.type == "trick_won":
+        elif event.type == V.TRICK_WON:
             winner = p.get("seat")
             for play in current:
                 play["wins"] = play["seat"] == winner
@@ -210,15 +208,15 @@ def hand_record(match: Match, number: int) -> dict[str, Any]:
             if winner in range(4):
                 seats[winner]["tricks_won"] += 1
             current = []
-        elif event.type in ("hand_scored", "hand_thrown_in"):
+        elif event.type in V.HAND_OVER:
             result = _result(event)
-        elif event.type == "match_abandoned":
+        elif event.type == V.MATCH_ABANDONED:
             result = {
                 "text": "abandoned: no person was left at the table",
                 "seq": event.seq,
                 "scores": p.get("scores"),
             }
-        elif event.type == "hand_revealed":
+        elif event.type == V.HAND_REVEALED:
             revealed = {
                 "seq": event.seq,
                 "same_as_dealt": all(p.get(k) == dealt.get(k) for k in ("deck", "salt")),
@@ -230,8 +228,8 @@ def hand_record(match: Match, number: int) -> dict[str, Any]:
     commitment = dealt.get("commitment", "")
     return {
         "number": number,
-        "first_seq": events[start].seq,
-        "last_seq": hand_events[-1].seq,
+        "first_seq": hand.events[0].seq,
+        "last_seq": hand.events[-1].seq,
         "dealer": seat_name(dealer),
         "seats": seats,
         "upcard": card_view(dealt["upcard"]),
@@ -253,7 +251,7 @@ def hand_record(match: Match, number: int) -> dict[str, Any]:
         "commitment_ok": bool(deck) and fairness.verify(deck, salt, commitment),
         "revealed": revealed,
         "cards_shown": shown,
-        "problem": replay["problem"],
+        "problem": replay.problem,
         "events": [
             {
                 "seq": e.seq,
@@ -261,7 +259,7 @@ def hand_record(match: Match, number: int) -> dict[str, Any]:
                 "seat": seat_name(e.seat) if e.seat is not None else "",
                 "payload": json.dumps(admin_payload(e, shown), sort_keys=True),
             }
-            for e in hand_events
+            for e in hand.events
         ],
         "previous": number - 1 if number - 1 in numbers else None,
         "next": number + 1 if number + 1 in numbers else None,
@@ -286,45 +284,19 @@ def _players_at(events: list[Event]) -> list[str]:
     players = ["open seat"] * 4
     for event in events:
         p = event.payload
-        if event.type == "seat_taken" and p.get("seat") in range(4):
+        if event.type == V.SEAT_TAKEN and p.get("seat") in range(4):
             if p.get("kind") == SeatKind.HUMAN:
                 players[p["seat"]] = p.get("username") or f"user {p.get('user_id')}"
             else:
                 players[p["seat"]] = f"computer ({p.get('level')})"
-        elif event.type == "seat_left" and p.get("seat") in range(4):
+        elif event.type == V.SEAT_LEFT and p.get("seat") in range(4):
             players[p["seat"]] = f"computer ({p.get('level')}), after {players[p['seat']]} left"
     return players
 
 
-def _replay(events: list[Event], start: int, end: int) -> dict[str, Any]:
-    """Replay the log up to the end of the hand; the engine's view of the hand as it
-    stood before its last event (after it, the table is cleared for the next deal)."""
-    replayer = Replayer()
-    view = None
-    for index, event in enumerate(events[:end]):
-        try:
-            replayer.feed(event.type, event.seat, event.payload)
-        except LogError as exc:
-            return {
-                "view": view,
-                "problem": {
-                    "index": index,
-                    "seq": event.seq,
-                    "type": event.type,
-                    "code": exc.code,
-                    "message": exc.message,
-                },
-            }
-        if index >= start:
-            hand = E.full_view(replayer.state)["hand"]
-            if hand is not None:
-                view = hand
-    return {"view": view, "problem": None}
-
-
 def _result(event: Event) -> dict[str, Any]:
     p = event.payload
-    if event.type == "hand_thrown_in":
+    if event.type == V.HAND_THROWN_IN:
         return {"text": RESULT_WORDS["thrown_in"], "seq": event.seq, "scores": None}
     makers = p.get("makers")
     team = p.get("team")
@@ -528,7 +500,7 @@ class MatchAdmin(ReadOnlyMixin, admin.ModelAdmin):
         """The log replayed through the engine, every deal against its commitment."""
         try:
             summary = check_events(list(obj.events.order_by("seq")))
-        except LogProblem as problem:
+        except LogError as problem:
             return format_html('<strong style="color:#ba2121">FAILED: {}</strong>', str(problem))
         return str(summary)
 
@@ -659,7 +631,7 @@ class EventAdmin(ReadOnlyMixin, admin.ModelAdmin):
         # Whether each event's hand has been revealed: a hand's reveal is the first
         # hand_revealed after any of its events.
         later_reveal = Event.objects.filter(
-            match=OuterRef("match"), type="hand_revealed", seq__gt=OuterRef("seq")
+            match=OuterRef("match"), type=V.HAND_REVEALED, seq__gt=OuterRef("seq")
         )
         return super().get_queryset(request).annotate(revealed=Exists(later_reveal))
 

@@ -1,22 +1,15 @@
 """The only code that writes events, and the one fold that turns them into state.
 
-Event types and their payloads (the seat is on the event, not in the payload):
-    match_created   {options, first_dealer, hints_allowed, turn_seconds}
-    seat_taken      {seat, kind, user_id, username, level}
-    seat_left       {seat, level}                     a person left; a computer plays on
-    seat_timed_out  {seat, level, seconds}            turn timer: a computer plays for them
-    seat_returned   {seat}                            ...until they take the seat back
-    match_started   {}
-    hand_dealt      {hand, dealer, upcard, commitment, deck, salt}   deck/salt secret
-    bid             {action}      pass, order_up, call, defend_alone
-    discard         {action}      the card is seen by the dealer alone
-    card_played     {action}
-    trick_won       {seat, trick}
-    hand_scored     {hand, team, points, result, makers, makers_tricks, scores}
-    hand_thrown_in  {hand}
-    hand_revealed   {hand, deck, salt, commitment}
-    match_finished  {winner, scores}
-    match_abandoned {scores}       no person sits at the match any more; nothing follows
+The event types, their payloads and who may see what: games/events.py.
+
+The Replayer is also the one checker of a whole log (`strict=True`, used by
+games.log_check for verify_log, the admin's log check and replays): on top of
+replaying every event through the rules engine (which re-derives each trick, score
+and end of match and compares them with the log), it checks every dealt deck
+against the commitment published with it, that the hand number, dealer and upcard
+written beside a deal are what the rules make of the deck, and that each deck is
+revealed, as dealt, right after its hand ends. Loading a match's state for an
+action (the hot path) replays without those.
 """
 
 from collections import OrderedDict
@@ -27,71 +20,29 @@ from typing import Any
 from django.db import transaction
 
 from games import engine as E
+from games import events as V
+from games import fairness
+from games.events import NewEvent
 from games.models import Event, Match
-
-ACTION_EVENT_TYPES = {
-    "pass": "bid",
-    "order_up": "bid",
-    "call": "bid",
-    "defend_alone": "bid",
-    "discard": "discard",
-    "play": "card_played",
-}
-OUTCOME_EVENT_TYPES = ("trick_won", "hand_scored", "hand_thrown_in", "match_finished")
-NO_ENGINE_EFFECT = (
-    "seat_taken",
-    "seat_left",
-    "seat_timed_out",
-    "seat_returned",
-    "match_started",
-    "hand_revealed",
-)
-# Every event type, in the order they are listed above.
-EVENT_TYPES = (
-    "match_created",
-    "seat_taken",
-    "seat_left",
-    "seat_timed_out",
-    "seat_returned",
-    "match_started",
-    "hand_dealt",
-    "bid",
-    "discard",
-    "card_played",
-    "trick_won",
-    "hand_scored",
-    "hand_thrown_in",
-    "hand_revealed",
-    "match_finished",
-    "match_abandoned",
-)
-
-
-@dataclass(frozen=True)
-class NewEvent:
-    type: str
-    seat: int | None = None
-    payload: dict[str, Any] | None = None
 
 
 class LogError(Exception):
-    """A log that does not replay: the index of the first bad event and why."""
+    """A log that does not replay or fails a check: the index of the first bad event in
+    the list (len(events) when something is missing at the end), its seq and type when
+    known, a stable code and a sentence."""
 
-    def __init__(self, index: int, code: str, message: str) -> None:
-        super().__init__(f"event {index}: {code}: {message}")
-        self.index = index
-        self.code = code
-        self.message = message
+    def __init__(
+        self, index: int, code: str, message: str, seq: Any = None, type_: Any = None
+    ) -> None:
+        self.index, self.seq, self.type = index, seq, type_
+        self.code, self.message = code, message
+        super().__init__(str(self))
 
-
-def action_event(seat: int, action: E.Action) -> NewEvent:
-    return NewEvent(ACTION_EVENT_TYPES[action.type], seat, {"action": action.to_dict()})
-
-
-def outcome_events(outcomes: Iterable[dict[str, Any]]) -> list[NewEvent]:
-    return [
-        NewEvent(o["type"], None, {k: v for k, v in o.items() if k != "type"}) for o in outcomes
-    ]
+    def __str__(self) -> str:
+        where = f"event {self.index}"
+        if self.seq is not None or self.type is not None:
+            where += f" (seq {self.seq}, {self.type})"
+        return f"{where}: {self.code}: {self.message}"
 
 
 def append(match: Match, new_events: list[NewEvent]) -> list[Event]:
@@ -110,63 +61,168 @@ def append(match: Match, new_events: list[NewEvent]) -> list[Event]:
 
 
 class Replayer:
-    """Feeds events, in order, through the rules engine, checking every derived event."""
+    """Feeds events, in order, through the rules engine, checking every derived event;
+    with `strict`, also the fairness of every deal (see the module's docstring)."""
 
-    def __init__(self) -> None:
+    def __init__(self, strict: bool = False) -> None:
         self.state: E.MatchState | None = None
         self.commitment: str | None = None  # of the newest deal
         self.pending: list[dict[str, Any]] = []
         self.index = 0
         self.abandoned = False
+        self.strict = strict
+        self.hands = 0  # hands dealt (counted in strict mode)
+        self.dealt: dict[Any, dict[str, Any]] = {}  # strict: each hand's deal
+        self.unrevealed: Any = None  # strict: a hand that ended and was not yet revealed
+        self._where: tuple[Any, Any] = (None, None)
 
-    def feed(self, type_: str, seat: int | None, payload: dict[str, Any]) -> None:
+    def feed(
+        self, type_: str, seat: int | None, payload: dict[str, Any], seq: Any = None
+    ) -> None:
+        """Replay one event; with `seq`, a LogError names its seq and type too."""
+        self._where = (seq, type_) if seq is not None else (None, None)
         try:
+            if self.strict:
+                self._check_before(type_, payload)
             self._feed(type_, seat, payload)
+            if self.strict:
+                self._check_after(type_, payload)
+        except LogError:
+            raise
         except E.RuleError as exc:
-            raise LogError(self.index, exc.code, exc.message) from exc
-        except (KeyError, TypeError, ValueError) as exc:
-            raise LogError(self.index, "malformed_event", f"{type_}: {exc!r}") from exc
+            raise self._error(exc.code, exc.message) from exc
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise self._error("malformed_event", f"{type_}: {exc!r}") from exc
         self.index += 1
 
+    def _error(self, code: str, message: str) -> LogError:
+        return LogError(self.index, code, message, *self._where)
+
     def _feed(self, type_: str, seat: int | None, payload: dict[str, Any]) -> None:
-        if type_ == "match_created":
+        if type_ == V.MATCH_CREATED:
             if self.state is not None:
-                raise LogError(self.index, "duplicate_match_created", "the match is created twice")
+                raise self._error("duplicate_match_created", "the match is created twice")
             self.state = E.MatchState(
                 E.Options.from_dict(payload["options"]), payload["first_dealer"]
             )
             return
         if self.state is None:
-            raise LogError(self.index, "no_match_created", "the log must start with match_created")
+            raise self._error("no_match_created", "the log must start with match_created")
         if self.abandoned:
-            raise LogError(self.index, "event_after_abandoned", f"{type_} after match_abandoned")
-        if type_ == "match_abandoned":
+            raise self._error("event_after_abandoned", f"{type_} after match_abandoned")
+        if type_ == V.MATCH_ABANDONED:
             self.abandoned = True
             return
-        if type_ in NO_ENGINE_EFFECT:
+        if type_ in V.NO_ENGINE_EFFECT:
             return
-        if type_ in OUTCOME_EVENT_TYPES:
+        if type_ in V.OUTCOME_EVENT_TYPES:
             expected = self.pending.pop(0) if self.pending else None
             if expected != {"type": type_, **payload}:
-                raise LogError(
-                    self.index,
+                raise self._error(
                     "derived_event_mismatch",
                     f"the log says {type_} {payload}, the rules say {expected}",
                 )
             return
         if self.pending:
-            raise LogError(self.index, "missing_derived_event", f"expected {self.pending[0]}")
-        if type_ == "hand_dealt":
+            raise self._error("missing_derived_event", f"expected {self.pending[0]}")
+        if type_ == V.HAND_DEALT:
             self.state.deal([E.parse_card(c) for c in payload["deck"]])
             self.commitment = payload["commitment"]
             return
-        if type_ in ("bid", "discard", "card_played"):
+        if type_ in V.ACTION_EVENTS:
             action = E.action_from_dict(payload["action"])
-            if ACTION_EVENT_TYPES[action.type] != type_:
-                raise LogError(self.index, "wrong_event_type", f"{action.type} logged as {type_}")
+            if V.ACTION_EVENT_TYPES[action.type] != type_:
+                raise self._error("wrong_event_type", f"{action.type} logged as {type_}")
             self.pending = list(self.state.apply_action(seat, action))
             return
-        raise LogError(self.index, "unknown_event_type", f"unknown event type {type_!r}")
+        raise self._error("unknown_event_type", f"unknown event type {type_!r}")
+
+    # -------------------------------------------------------- the strict checks
+
+    def _check_before(self, type_: str, payload: dict[str, Any]) -> None:
+        if type_ == V.HAND_DEALT:
+            self._check_deal(payload)
+        elif type_ == V.HAND_REVEALED:
+            self._check_reveal(payload)
+
+    def _check_after(self, type_: str, payload: dict[str, Any]) -> None:
+        if type_ == V.HAND_DEALT:
+            self._check_deal_agrees(payload)
+        elif type_ in V.HAND_OVER:
+            self.unrevealed = payload["hand"]
+
+    def _check_deal(self, payload: dict[str, Any]) -> None:
+        if self.unrevealed is not None:
+            raise self._error(
+                "missing_reveal",
+                f"hand {self.unrevealed} ended but its deck was not revealed before the next deal",
+            )
+        deck, salt, commitment = payload["deck"], payload["salt"], payload["commitment"]
+        if not isinstance(deck, list) or not all(isinstance(c, str) for c in deck):
+            raise TypeError("the deck is a list of cards")
+        if not fairness.verify(deck, str(salt), str(commitment)):
+            raise self._error(
+                "commitment_mismatch",
+                f"hand {payload['hand']}: the deck and salt do not hash to the commitment "
+                f"{commitment}",
+            )
+        self.dealt[payload["hand"]] = payload
+        self.hands += 1
+
+    def _check_deal_agrees(self, payload: dict[str, Any]) -> None:
+        """The replay deals from the deck alone: the hand number, dealer and upcard
+        written beside it must be what the rules make of it."""
+        state = self.state
+        derived = {
+            "hand": state.hand_number,
+            "dealer": state.dealer,
+            "upcard": E.card_str(state.upcard),
+        }
+        for key, value in derived.items():
+            if payload.get(key) != value:
+                raise self._error(
+                    "deal_mismatch",
+                    f"the log says {key} {payload.get(key)!r}, the rules say {value!r}",
+                )
+
+    def _check_reveal(self, payload: dict[str, Any]) -> None:
+        dealt = self.dealt.get(payload["hand"])
+        if dealt is None:
+            raise self._error("reveal_without_deal", f"hand {payload['hand']} was never dealt")
+        if not fairness.verify(payload["deck"], payload["salt"], payload["commitment"]):
+            raise self._error(
+                "commitment_mismatch",
+                f"hand {payload['hand']}: the revealed deck and salt do not hash to the commitment",
+            )
+        for key in ("deck", "salt", "commitment"):
+            if payload[key] != dealt[key]:
+                raise self._error(
+                    "reveal_mismatch",
+                    f"hand {payload['hand']}: the revealed {key} is not the one dealt",
+                )
+        if payload["hand"] != self.unrevealed:
+            raise self._error(
+                "reveal_out_of_place",
+                f"hand {payload['hand']} is revealed, but the hand that just ended is "
+                f"{self.unrevealed}: a deck is revealed once, right after its hand ends",
+            )
+        self.unrevealed = None
+
+    def finish(self) -> E.MatchState:
+        """The end of the log: nothing may be missing (an event the rules derive; in
+        strict mode, the reveal of a hand that ended). The final state."""
+        at = self.index
+        if self.state is None:
+            raise LogError(at, "no_match_created", "the log is empty")
+        if self.pending:
+            raise LogError(at, "missing_derived_event", f"expected {self.pending[0]}")
+        if self.strict and self.unrevealed is not None:
+            raise LogError(
+                at,
+                "missing_reveal",
+                f"hand {self.unrevealed} ended but its deck was never revealed",
+            )
+        return self.state
 
 
 def fold(events: Iterable[Event]) -> E.MatchState:

@@ -10,6 +10,7 @@ from collections.abc import Iterable
 from django.db import transaction
 from django.utils import timezone
 
+from games import events as V
 from games.models import Event, Hand, Match, MatchStatus
 
 
@@ -60,7 +61,7 @@ def _bid(match: Match, event: Event) -> None:
 def _hand_over(match: Match, event: Event) -> None:
     p = event.payload
     fields = {"last_seq": event.seq}
-    if event.type == "hand_scored":
+    if event.type == V.HAND_SCORED:
         fields.update(
             result=p["result"],
             scoring_team=p["team"],
@@ -86,14 +87,14 @@ def _match_abandoned(match: Match, event: Event) -> None:
 
 
 _HANDLERS = {
-    "match_created": _match_created,
-    "match_started": _match_started,
-    "hand_dealt": _hand_dealt,
-    "bid": _bid,
-    "hand_scored": _hand_over,
-    "hand_thrown_in": _hand_over,
-    "match_finished": _match_finished,
-    "match_abandoned": _match_abandoned,
+    V.MATCH_CREATED: _match_created,
+    V.MATCH_STARTED: _match_started,
+    V.HAND_DEALT: _hand_dealt,
+    V.BID: _bid,
+    V.HAND_SCORED: _hand_over,
+    V.HAND_THROWN_IN: _hand_over,
+    V.MATCH_FINISHED: _match_finished,
+    V.MATCH_ABANDONED: _match_abandoned,
 }
 
 

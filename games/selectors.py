@@ -11,7 +11,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import QuerySet
 
 from games import engine as E
-from games import eventlog, fairness, presence
+from games import eventlog, events, fairness, hands, presence
 from games.deal_view import seat_cards
 from games.errors import NotFound
 from games.models import Event, Match, MatchStatus, Seat
@@ -95,68 +95,47 @@ def player_view_get(
 
 # ---------------------------------------------------------------- the log, per seat
 
-# Event types whose payload any seat may see as it is. hand_dealt and discard are
-# filtered below; a type not listed here (one added later and forgotten) shows no payload.
-PUBLIC_EVENT_TYPES = frozenset(eventlog.EVENT_TYPES) - {"hand_dealt", "discard"}
-
 
 def event_for_seat(event: Event, seat: int | None, finished: bool) -> dict[str, Any]:
-    """One event as `seat` may see it (None: a spectator). Once the match is finished,
-    everything is shown (not once it is abandoned: the hand being played stays secret)."""
-    payload = event.payload
-    if not finished:
-        if event.type == "hand_dealt":
-            payload = {k: v for k, v in payload.items() if k not in ("deck", "salt")}
-            if seat is not None:
-                payload["cards"] = seat_cards(event.payload["deck"], event.payload["dealer"], seat)
-        elif event.type == "discard":
-            if seat != event.seat:
-                payload = {"action": {"type": "discard"}}
-        elif event.type not in PUBLIC_EVENT_TYPES:
-            payload = {}
+    """One event as `seat` may see it (None: a spectator), by games.events.redact. Once
+    the match is finished, everything is shown (not once it is abandoned: the hand being
+    played stays secret)."""
     return {
         "seq": event.seq,
         "type": event.type,
         "seat": event.seat,
-        "payload": payload,
+        "payload": events.redact(event, seat, finished),
         "created_at": event.created_at.isoformat(),
     }
 
 
 def events_for_seat(*, match: Match, seat: int | None, after: int = 0) -> list[dict[str, Any]]:
     finished = match.status == MatchStatus.FINISHED
-    events = Event.objects.filter(match=match, seq__gt=after).order_by("seq")
-    return [event_for_seat(e, seat, finished) for e in events]
+    logged = Event.objects.filter(match=match, seq__gt=after).order_by("seq")
+    return [event_for_seat(e, seat, finished) for e in logged]
 
 
 def replay_get(*, match: Match) -> dict[str, Any]:
     """A finished match hand by hand: each deal (deck, salt, commitment, whether they
     agree, every seat's cards) and the events of the hand in order."""
-    hands: list[dict[str, Any]] = []
-    preamble: list[dict[str, Any]] = []
-    for event in Event.objects.filter(match=match).order_by("seq"):
-        item = event_for_seat(event, None, True)
-        if event.type == "hand_dealt":
-            p = event.payload
-            hands.append(
-                {
-                    "hand": p["hand"],
-                    "dealer": p["dealer"],
-                    "deck": p["deck"],
-                    "salt": p["salt"],
-                    "commitment": p["commitment"],
-                    "commitment_verified": _verify(p),
-                    "hands": [seat_cards(p["deck"], p["dealer"], s) for s in range(4)],
-                    "kitty": p["deck"][20:],
-                    "events": [item],
-                }
-            )
-        elif hands:
-            hands[-1]["events"].append(item)
-        else:
-            preamble.append(item)
-    return {**match_summary(match), "setup": preamble, "hands": hands}
+    log = hands.log_by_hand(match)
+    return {
+        **match_summary(match),
+        "setup": [event_for_seat(e, None, True) for e in log.setup],
+        "hands": [_replayed_hand(hand) for hand in log.hands],
+    }
 
 
-def _verify(payload: dict[str, Any]) -> bool:
-    return fairness.verify(payload["deck"], payload["salt"], payload["commitment"])
+def _replayed_hand(hand: hands.HandSlice) -> dict[str, Any]:
+    p = hand.dealt
+    return {
+        "hand": p["hand"],
+        "dealer": p["dealer"],
+        "deck": p["deck"],
+        "salt": p["salt"],
+        "commitment": p["commitment"],
+        "commitment_verified": fairness.verify(p["deck"], p["salt"], p["commitment"]),
+        "hands": [seat_cards(p["deck"], p["dealer"], s) for s in range(4)],
+        "kitty": p["deck"][20:],
+        "events": [event_for_seat(e, None, True) for e in hand.events],
+    }

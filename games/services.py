@@ -19,8 +19,9 @@ from django.utils import timezone
 
 from games import engine as E
 from games import eventlog, fairness, live, projections, timers
+from games import events as V
 from games.errors import BadInput, Conflict, NotFound, Unprocessable, from_rule_error
-from games.eventlog import NewEvent
+from games.events import NewEvent
 from games.levels import DEFAULT_LEVEL, LEVELS
 from games.models import IdempotentResponse, Match, MatchStatus, Seat, SeatKind
 from games.selectors import is_match_id, player_view_get
@@ -107,15 +108,11 @@ def match_create(
             turn_seconds=turn_seconds,
         )
         events = [
-            NewEvent(
-                "match_created",
-                None,
-                {
-                    "options": rules.to_dict(),
-                    "first_dealer": first_dealer,
-                    "hints_allowed": hints_allowed,
-                    "turn_seconds": turn_seconds,
-                },
+            V.match_created(
+                options=rules.to_dict(),
+                first_dealer=first_dealer,
+                hints_allowed=hints_allowed,
+                turn_seconds=turn_seconds,
             )
         ]
         for index, spec in enumerate(seats):
@@ -134,16 +131,12 @@ def match_create(
 
 
 def _seat_taken(seat: Seat) -> NewEvent:
-    return NewEvent(
-        "seat_taken",
-        seat.index,
-        {
-            "seat": seat.index,
-            "kind": seat.kind,
-            "user_id": seat.user_id,
-            "username": seat.user.get_username() if seat.user else None,
-            "level": seat.bot_level or None,
-        },
+    return V.seat_taken(
+        seat=seat.index,
+        kind=seat.kind,
+        user_id=seat.user_id,
+        username=seat.user.get_username() if seat.user else None,
+        level=seat.bot_level or None,
     )
 
 
@@ -196,7 +189,7 @@ def match_leave(*, match_id: Any, user: AbstractBaseUser, level: str = "") -> Ma
         seat = _callers_seat(match, user)
         seat.kind, seat.user, seat.bot_level, seat.away = SeatKind.COMPUTER, None, level, False
         seat.save(update_fields=["kind", "user", "bot_level", "away"])
-        events = [NewEvent("seat_left", seat.index, {"seat": seat.index, "level": level})]
+        events = [V.seat_left(seat=seat.index, level=level)]
         if not _anyone_seated(match):
             events.append(_abandoned(match))
         _commit_events(match, eventlog.load(match), events)
@@ -222,7 +215,7 @@ def _anyone_seated(match: Match) -> bool:
 
 
 def _abandoned(match: Match) -> NewEvent:
-    return NewEvent("match_abandoned", None, {"scores": [match.score_ns, match.score_we]})
+    return V.match_abandoned(scores=[match.score_ns, match.score_we])
 
 
 def seat_time_out(*, match_id: Any) -> bool:
@@ -240,8 +233,9 @@ def seat_time_out(*, match_id: Any) -> bool:
             return False
         seat.away, seat.bot_level = True, DEFAULT_LEVEL
         seat.save(update_fields=["away", "bot_level"])
-        payload = {"seat": seat.index, "level": DEFAULT_LEVEL, "seconds": match.turn_seconds}
-        _commit_events(match, folded, [NewEvent("seat_timed_out", seat.index, payload)])
+        seconds = match.turn_seconds
+        timed_out = V.seat_timed_out(seat=seat.index, level=DEFAULT_LEVEL, seconds=seconds)
+        _commit_events(match, folded, [timed_out])
     return True
 
 
@@ -272,7 +266,7 @@ def _back_if_away(match: Match, seat_index: int) -> list[NewEvent]:
         return []
     seat.away, seat.bot_level = False, ""
     seat.save(update_fields=["away", "bot_level"])
-    return [NewEvent("seat_returned", seat.index, {"seat": seat.index})]
+    return [V.seat_returned(seat=seat.index)]
 
 
 # ---------------------------------------------------------------- actions
@@ -319,7 +313,7 @@ def action_submit(
             outcomes = folded.state.apply_action(seat_index, parsed)
         except E.RuleError as exc:
             raise from_rule_error(exc, seq=match.seq) from exc
-        events = [eventlog.action_event(seat_index, parsed), *eventlog.outcome_events(outcomes)]
+        events = [V.action(seat_index, parsed), *V.outcomes(outcomes)]
         if user is not None and match.turn_seconds:
             events = _back_if_away(match, seat_index) + events  # acting is coming back
         _commit_events(match, folded, events)
@@ -362,13 +356,13 @@ def _commit_events(match: Match, folded: eventlog.Folded, events: list[NewEvent]
     deal, the reveal of a finished hand's deck), project, and schedule what comes next."""
     state = folded.state
     events = list(events)
-    abandoning = any(e.type == "match_abandoned" for e in events)
+    abandoning = any(e.type == V.MATCH_ABANDONED for e in events)
     if match.status == MatchStatus.WAITING and not abandoning and _all_seats_taken(match):
-        events.append(NewEvent("match_started"))
-    hand_over = any(e.type in ("hand_scored", "hand_thrown_in") for e in events)
+        events.append(V.match_started())
+    hand_over = any(e.type in V.HAND_OVER for e in events)
     if hand_over:
         events.append(_reveal(match, state))
-    starting = any(e.type == "match_started" for e in events)
+    starting = any(e.type == V.MATCH_STARTED for e in events)
     if (starting or hand_over) and state.phase == E.DEAL:
         events.append(_deal(state))
         folded.commitment = events[-1].payload["commitment"]
@@ -397,30 +391,22 @@ def _deal(state: E.MatchState) -> NewEvent:
     cards = fairness.deck_text(deck)
     salt = fairness.new_salt()
     state.deal(deck)
-    return NewEvent(
-        "hand_dealt",
-        None,
-        {
-            "hand": state.hand_number,
-            "dealer": state.dealer,
-            "upcard": E.card_str(state.upcard),
-            "commitment": fairness.commitment(cards, salt),
-            "deck": cards.split(),
-            "salt": salt,
-        },
+    return V.hand_dealt(
+        hand=state.hand_number,
+        dealer=state.dealer,
+        upcard=E.card_str(state.upcard),
+        commitment=fairness.commitment(cards, salt),
+        deck=cards.split(),
+        salt=salt,
     )
 
 
 def _reveal(match: Match, state: E.MatchState) -> NewEvent:
-    dealt = match.events.filter(type="hand_dealt").order_by("-seq").first()
+    dealt = match.events.filter(type=V.HAND_DEALT).order_by("-seq").first()
     payload = dealt.payload
-    return NewEvent(
-        "hand_revealed",
-        None,
-        {
-            "hand": payload["hand"],
-            "deck": payload["deck"],
-            "salt": payload["salt"],
-            "commitment": payload["commitment"],
-        },
+    return V.hand_revealed(
+        hand=payload["hand"],
+        deck=payload["deck"],
+        salt=payload["salt"],
+        commitment=payload["commitment"],
     )

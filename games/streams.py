@@ -24,6 +24,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpRe
 from django.views.decorators.csrf import csrf_exempt
 from rest_framework import exceptions
 
+from games import events as V
 from games import live, presence, selectors
 from games.api_classes import TokenAuthentication
 from games.api_errors import is_database_unavailable
@@ -128,7 +129,7 @@ async def _messages(match_id: str, seat: int, after: int) -> AsyncIterator[str]:
                 item = selectors.event_for_seat(event, seat, watch.finished)
                 yield f"id: {event.seq}\nevent: match_event\ndata: {json.dumps(item)}\n\n"
                 last = event.seq
-                if event.type == "seat_left" and event.seat == seat:
+                if event.type == V.SEAT_LEFT and event.seat == seat:
                     return  # the seat is a computer player's now: its cards are not the caller's
             if watch.finished and last >= watch.latest:
                 return  # the whole log is sent; it will never grow

@@ -13,12 +13,13 @@ from datetime import datetime, timedelta
 from django.db import transaction
 from django.utils import timezone
 
+from games import events as V
 from games import later
-from games.eventlog import NewEvent
+from games.events import NewEvent
 from games.models import Match, MatchStatus, Seat, SeatKind
 
 # Events after which the person to act gets the full time again.
-_RESTART = {"bid", "discard", "card_played", "hand_dealt", "match_started", "seat_returned"}
+_RESTART = {*V.ACTION_EVENTS, V.HAND_DEALT, V.MATCH_STARTED, V.SEAT_RETURNED}
 
 
 def deadline(match: Match, to_act: Seat | None, events: list[NewEvent]) -> datetime | None:

@@ -41,6 +41,7 @@ from .cards import (
 from .deal import _ValidDeck, validate_deck
 from .errors import RuleError
 from .options import Options
+from .outcomes import HAND_SCORED, HAND_THROWN_IN, MATCH_FINISHED, TRICK_WON
 
 DEAL, BID1, DISCARD, BID2, DEFEND, PLAY, FINISHED = (
     "deal",
@@ -518,8 +519,8 @@ class MatchState:
         self._follow = 0
         if len(tricks) < 5:
             self.turn = self.leader = winner
-            return ({"type": "trick_won", "seat": winner, "trick": len(tricks)},)
-        return ({"type": "trick_won", "seat": winner, "trick": 5}, *self._score_hand())
+            return ({"type": TRICK_WON, "seat": winner, "trick": len(tricks)},)
+        return ({"type": TRICK_WON, "seat": winner, "trick": 5}, *self._score_hand())
 
     def _score_hand(self) -> tuple:
         makers = self.maker % 2  # the makers' team
@@ -539,7 +540,7 @@ class MatchState:
             team, points, kind = 1 - makers, 2, "euchred"
         self.scores[team] += points
         scored = {
-            "type": "hand_scored",
+            "type": HAND_SCORED,
             "hand": self.hand_number,
             "team": team,
             "points": points,
@@ -554,12 +555,12 @@ class MatchState:
             self.winner = team
             self.phase = FINISHED
             self.turn = None
-            return (scored, {"type": "match_finished", "winner": team, "scores": self.scores[:]})
+            return (scored, {"type": MATCH_FINISHED, "winner": team, "scores": self.scores[:]})
         self._next_deal()
         return (scored,)
 
     def _throw_in(self) -> tuple:
-        thrown = {"type": "hand_thrown_in", "hand": self.hand_number}
+        thrown = {"type": HAND_THROWN_IN, "hand": self.hand_number}
         self.last_hand = dict(thrown)
         self._next_deal()
         return (thrown,)

@@ -93,7 +93,7 @@ def test_people_leaving_one_by_one_until_the_match_is_abandoned_see_only_their_o
     leaves, the others still see only their own; once nobody is left, the log as any
     seat (or a spectator) would get it keeps the hand being played secret."""
     from games import selectors
-    from games.eventlog import EVENT_TYPES
+    from games.events import EVENT_TYPES
     from games.models import Match
 
     clients = [make_player(name)[1] for name in ("south", "west", "north", "east")]
@@ -140,10 +140,10 @@ def test_an_event_type_the_filter_does_not_know_shows_no_payload():
     nothing; every known type is either filtered or listed as public."""
     from django.utils import timezone
 
-    from games import selectors
-    from games.eventlog import EVENT_TYPES
+    from games import events, selectors
+    from games.events import EVENT_TYPES
 
-    assert set(EVENT_TYPES) - selectors.PUBLIC_EVENT_TYPES == {"hand_dealt", "discard"}
+    assert set(EVENT_TYPES) - events.PUBLIC_EVENT_TYPES == {"hand_dealt", "discard"}
     secret = Event(seq=9, type="hand_peeked", seat=None, payload={"deck": ["9C"]})
     secret.created_at = timezone.now()
     assert selectors.event_for_seat(secret, 0, finished=False)["payload"] == {}

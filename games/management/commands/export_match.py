@@ -5,7 +5,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from games.management.match_log import export_match_log
+from games.log_check import export_match_log
 from games.models import Match, MatchStatus
 from games.selectors import is_match_id
 

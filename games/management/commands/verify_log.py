@@ -6,7 +6,8 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from games.management.match_log import LogProblem, check_log
+from games.eventlog import LogError
+from games.log_check import check_log
 
 
 class Command(BaseCommand):
@@ -34,6 +35,6 @@ class Command(BaseCommand):
             raise CommandError(f"{name} is not JSON: {exc}.") from exc
         try:
             summary = check_log(document)
-        except LogProblem as problem:
+        except LogError as problem:
             raise CommandError(f"FAILED: {problem}") from problem
         self.stdout.write(str(summary))

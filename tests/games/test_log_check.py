@@ -1,0 +1,72 @@
+"""One log checker (the strict Replayer, one error type) and one read model of the log
+cut into hands (games.hands), shared by the replay API and the admin."""
+
+import copy
+from pathlib import Path
+
+import pytest
+
+from games import eventlog, events, hands, log_check, selectors
+from games.admin import hand_record
+from games.models import Event
+from tests.games.test_commands import play_to_the_end
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def finished(django_user_model):
+    return play_to_the_end(django_user_model.objects.create_user("alice"), seed=3)
+
+
+def feed_all(replayer: eventlog.Replayer, rows: list[dict]) -> None:
+    for row in rows:
+        replayer.feed(row["type"], row["seat"], row["payload"], seq=row["seq"])
+    replayer.finish()
+
+
+@pytest.mark.django_db
+def test_loading_a_state_skips_the_fairness_checks_that_the_strict_replay_makes(finished):
+    """The hot path (eventlog.load on every action) replays the rules only; the checks
+    that need the whole log are the strict mode of the same Replayer."""
+    rows = log_check.export_match_log(finished)["events"]
+    tampered = copy.deepcopy(rows)
+    dealt = next(r for r in tampered if r["type"] == events.HAND_DEALT)
+    dealt["payload"]["salt"] = "not the salt"
+
+    feed_all(eventlog.Replayer(), tampered)  # the rules alone: nothing wrong
+    with pytest.raises(eventlog.LogError) as failed:
+        feed_all(eventlog.Replayer(strict=True), tampered)
+    assert failed.value.code == "commitment_mismatch"
+    assert (failed.value.seq, failed.value.type) == (dealt["seq"], events.HAND_DEALT)
+    with pytest.raises(eventlog.LogError) as same:
+        log_check.check_log(tampered)
+    assert str(same.value) == str(failed.value)
+    assert str(log_check.check_log(rows)).startswith(f"OK: {len(rows)} events")
+
+
+def test_the_management_package_holds_only_its_commands():
+    """verify_log, export_match and the admin share games/log_check.py; the commands
+    parse arguments and print."""
+    modules = {p.name for p in (ROOT / "games" / "management").glob("*.py")}
+    assert modules == {"__init__.py"}
+    for command in (ROOT / "games" / "management" / "commands").glob("*.py"):
+        assert "class " not in command.read_text().replace("class Command(BaseCommand)", "")
+
+
+@pytest.mark.django_db
+def test_the_replay_and_the_admins_hand_pages_cut_the_log_the_same_way(finished):
+    log = hands.log_by_hand(finished)
+    replay = selectors.replay_get(match=finished)
+    every = list(Event.objects.filter(match=finished).order_by("seq"))
+    assert [e["seq"] for e in replay["setup"]] == [e.seq for e in log.setup]
+    assert [e["seq"] for h in replay["hands"] for e in h["events"]] == [
+        e.seq for e in every[len(log.setup) :]
+    ]
+    assert len(replay["hands"]) == len(log.hands) == finished.hands.count()
+    for replayed, hand in zip(replay["hands"], log.hands, strict=True):
+        record = hand_record(finished, hand.number)
+        seqs = [e["seq"] for e in replayed["events"]]
+        assert (record["first_seq"], record["last_seq"]) == (seqs[0], seqs[-1])
+        assert [e["seq"] for e in record["events"]] == seqs
+        assert record["problem"] is None and replayed["commitment_verified"]
