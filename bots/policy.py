@@ -24,7 +24,7 @@ showed void in a suit.
 
 from dataclasses import dataclass
 
-from games.engine.cards import (
+from games.engine import (
     BIT,
     EFFECTIVE_SUIT,
     JACK,
@@ -33,7 +33,7 @@ from games.engine.cards import (
     cards_of,
     same_color,
 )
-from games.engine.cards import card as make_card
+from games.engine import card as make_card
 
 ALL = (1 << 24) - 1
 

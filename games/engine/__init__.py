@@ -7,11 +7,15 @@
         seat = state.turn
         state.apply_action(seat, state.legal_actions()[0])
 
-See docs/rules.md for the rules as implemented and the whole API.
+See docs/rules.md for the rules as implemented and the whole API. Code outside
+the engine imports only from here (tests/engine/test_api_boundary.py checks bots/ and
+games/): the names in `__all__` are the engine's API, the last group of them the
+fast, unchecked one the computer players search with.
 """
 
 from .actions import (
     ACTION_TYPES,
+    PLAY_ACTIONS,
     Action,
     action_from_dict,
     call,
@@ -22,24 +26,38 @@ from .actions import (
 from .actions import DEFEND_ALONE_ACTION as DEFEND_ALONE
 from .actions import PASS_ACTION as PASS
 from .cards import (
+    BIT,
+    CARD_BY_TEXT,
     CLUBS,
     DECK,
     DIAMONDS,
+    EFFECTIVE_SUIT,
     HEARTS,
+    JACK,
+    RANK_NAMES,
     SPADES,
+    STRENGTH,
+    SUIT_BY_LETTER,
+    SUIT_MASK,
+    SUIT_NAMES,
+    card,
     card_name,
     card_str,
+    cards_of,
     effective_suit,
     parse_card,
     parse_suit,
+    same_color,
     suit_of,
     suit_str,
     trick_winner_index,
     trump_order,
 )
-from .deal import seeded_deck, shuffled_deck, validate_deck
+from .deal import hands_from_deck, seeded_deck, shuffled_deck, validate_deck
 from .errors import RuleError
 from .options import Options
+from .sampling import state_from_view, with_hands
+from .seen import Seen, bid_phases, read_view
 from .state import (
     BID1,
     BID2,
@@ -98,4 +116,25 @@ __all__ = [
     "full_view",
     "player_view",
     "spectator_view",
+    # For the computer players: tables and helpers that trust their input (no checks,
+    # for speed), the view read back (Seen) and engine states rebuilt from it.
+    "BIT",
+    "CARD_BY_TEXT",
+    "EFFECTIVE_SUIT",
+    "JACK",
+    "PLAY_ACTIONS",
+    "RANK_NAMES",
+    "STRENGTH",
+    "SUIT_BY_LETTER",
+    "SUIT_MASK",
+    "SUIT_NAMES",
+    "card",
+    "cards_of",
+    "hands_from_deck",
+    "same_color",
+    "Seen",
+    "bid_phases",
+    "read_view",
+    "state_from_view",
+    "with_hands",
 ]
