@@ -1,16 +1,16 @@
 """Hard: determinized Monte Carlo (perfect-information Monte Carlo, PIMC).
 
 For a decision with more than one sensible choice, Hard
-1. deals the cards its seat cannot see in many ways that agree with everything
-   the seat has seen (bots/knowledge.py: the other hands' sizes, the upcard in
-   the dealer's hand until played, the suits each seat showed void in, the
-   turned-down card and its own discard in the kitty), preferring deals in which
-   the others' bids make sense: a deal where a seat's bid is not the one the
-   Medium rules would make from that seat's cards is kept only with odds
-   `belief` per such bid;
-2. rebuilds an engine state for each deal (games.engine.sampling), and for each
-   candidate action applies it and plays the hand out with the Medium rules for
-   every seat (bots/rollout.py);
+1. reads the view once (games.engine.read_view) and deals the cards its seat
+   cannot see in many ways that agree with everything the seat has seen
+   (bots/knowledge.py: the other hands' sizes, the upcard in the dealer's hand
+   until played, the suits each seat showed void in, the turned-down card and
+   its own discard in the kitty), preferring deals in which the others' bids
+   make sense: a deal where a seat's bid is not the one the Medium rules would
+   make from that seat's cards is kept only with odds `belief` per such bid;
+2. rebuilds an engine state for each deal (games.engine.state_from_view, from
+   the same read view), and for each candidate action applies it and plays the
+   hand out with the Medium rules for every seat (bots/rollout.py);
 3. picks the action with the best average score for its team (points the hand
    scores for it minus points for the opponents), the same deals for every
    action; ties go to the action the Medium rules would choose.
