@@ -12,18 +12,20 @@ winning a trick, the lowest card that wins, the highest trump left.
 import random
 from typing import Any
 
-from games.engine.cards import (
+from games.engine import (
+    CARD_BY_TEXT,
     EFFECTIVE_SUIT,
     RANK_NAMES,
     STRENGTH,
+    SUIT_BY_LETTER,
     SUIT_NAMES,
+    Seen,
     card_name,
     cards_of,
     same_color,
 )
 
 from . import policy as P
-from .knowledge import CARD, SUIT, Seen
 from .players.hard import Budget, search
 
 HINT_BUDGET = Budget(samples=96, playouts=480)
@@ -72,9 +74,9 @@ def explain(seen: Seen, action: dict[str, Any]) -> str:
     if seen.phase == "bid2":
         return _explain_bid2(seen, action)
     if kind == "discard":
-        return _explain_discard(seen, CARD[action["card"]])
+        return _explain_discard(seen, CARD_BY_TEXT[action["card"]])
     if kind == "play":
-        return _explain_play(seen, CARD[action["card"]])
+        return _explain_play(seen, CARD_BY_TEXT[action["card"]])
     if kind == "defend_alone":
         return f"defend alone: {_holding(seen.hand, seen.trump)}, enough to euchre the makers alone"
     return "pass: defending alone rarely pays; let your partner help"
@@ -117,7 +119,7 @@ def _explain_bid1(seen: Seen, action: dict[str, Any]) -> str:
 def _explain_bid2(seen: Seen, action: dict[str, Any]) -> str:
     if action["type"] == "pass":
         return "pass: no suit is strong enough in your hand"
-    trump = SUIT[action["suit"]]
+    trump = SUIT_BY_LETTER[action["suit"]]
     suit = SUIT_NAMES[trump]
     stuck = not any(a["type"] == "pass" for a in seen.legal)
     nxt = trump == same_color(seen.turned_down)
@@ -165,7 +167,7 @@ def _explain_play(seen: Seen, c: int) -> str:
     best = st[seen.trick_cards[best_i]]
     winner = seen.trick_seats[best_i]
     partner_winning = (winner - seen.seat) % 4 == 2
-    legal = [CARD[a["card"]] for a in seen.legal]
+    legal = [CARD_BY_TEXT[a["card"]] for a in seen.legal]
     if st[c] > best:
         if partner_winning:
             return f"play {name}: it makes sure of the trick your partner is winning"

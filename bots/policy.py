@@ -1,8 +1,8 @@
 """Rule-based Euchre play on plain numbers: the Medium player's judgement.
 
-Everything here works on card ints and card bitmasks (games.engine.cards), not
+Everything here works on card ints and card bitmasks (the engine's tables), not
 on views or engine states, so the same rules serve the Medium player (which
-reads them off its seat's view, bots/knowledge.py), the Easy player (which
+reads them off its seat's view, games.engine.read_view), the Easy player (which
 bends them) and the Hard player's playouts (which read them off engine states
 thousands of times a decision, bots/rollout.py).
 
@@ -24,7 +24,7 @@ showed void in a suit.
 
 from dataclasses import dataclass
 
-from games.engine.cards import (
+from games.engine import (
     BIT,
     EFFECTIVE_SUIT,
     JACK,
@@ -33,7 +33,7 @@ from games.engine.cards import (
     cards_of,
     same_color,
 )
-from games.engine.cards import card as make_card
+from games.engine import card as make_card
 
 ALL = (1 << 24) - 1
 

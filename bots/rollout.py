@@ -7,17 +7,29 @@ rules (bots/policy.py), reading only its own hand and the cards played, as the
 Medium player would. The result is the points the hand scored for a team.
 """
 
-from games.engine import actions as A
-from games.engine.cards import BIT, EFFECTIVE_SUIT
-from games.engine.state import BID1, BID2, DISCARD, PLAY, MatchState
+from games.engine import (
+    BID1,
+    BID2,
+    BIT,
+    DISCARD,
+    EFFECTIVE_SUIT,
+    PASS,
+    PLAY,
+    PLAY_ACTIONS,
+    Action,
+    MatchState,
+    call,
+    discard,
+    order_up,
+)
 
 from . import policy as P
 
-_PLAY = A.PLAY_ACTIONS
-_PASS = A.PASS_ACTION
+_PLAY = PLAY_ACTIONS
+_PASS = PASS
 
 
-def policy_action(state: MatchState, gone: int, voids: list[int], style: P.Style) -> A.Action:
+def policy_action(state: MatchState, gone: int, voids: list[int], style: P.Style) -> Action:
     """The rule-based action for the seat to move on an engine state."""
     seat = state.turn
     phase = state.phase
@@ -44,15 +56,15 @@ def policy_action(state: MatchState, gone: int, voids: list[int], style: P.Style
     going_alone = state.options.going_alone
     if phase == BID1:
         order, alone = P.bid_round_one(state.hands[seat], state.upcard, seat, state.dealer, style)
-        return A.order_up(alone and going_alone) if order else _PASS
+        return order_up(alone and going_alone) if order else _PASS
     if phase == BID2:
         stuck = _PASS not in legal
         suit, alone = P.bid_round_two(
             state.hands[seat], state.turned_down, seat, state.dealer, stuck, style
         )
-        return _PASS if suit is None else A.call(suit, alone and going_alone)
+        return _PASS if suit is None else call(suit, alone and going_alone)
     if phase == DISCARD:
-        return A.discard(P.best_discard(state.hands[seat], state.trump))
+        return discard(P.best_discard(state.hands[seat], state.trump))
     return _PASS  # defending alone: the rules never do
 
 

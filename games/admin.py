@@ -35,9 +35,6 @@ from games import engine as E
 from games import events as V
 from games import fairness, hands, projections
 from games.deal_view import seat_cards
-from games.engine.cards import SUIT_LETTERS
-from games.engine.cards import SUIT_NAMES as ENGINE_SUIT_NAMES
-from games.engine.cards import SUIT_SYMBOLS as ENGINE_SUIT_SYMBOLS
 from games.eventlog import LogError
 from games.log_check import check_events
 from games.models import Event, Hand, Match, Seat, SeatKind
@@ -45,8 +42,8 @@ from games.selectors import event_for_seat
 from games.throttling import FailureLimit, client_address, normalized_name
 
 TEAM_NAMES = ("south-north", "west-east")
-SUIT_SYMBOLS = dict(zip(SUIT_LETTERS, ENGINE_SUIT_SYMBOLS, strict=True))  # "C" -> "♣"
-SUIT_NAMES = dict(zip(SUIT_LETTERS, ENGINE_SUIT_NAMES, strict=True))  # "C" -> "clubs"
+SUIT_SYMBOLS = dict(zip(E.SUIT_LETTERS, E.SUIT_SYMBOLS, strict=True))  # "C" -> "♣"
+SUIT_NAMES = dict(zip(E.SUIT_LETTERS, E.SUIT_NAMES, strict=True))  # "C" -> "clubs"
 RESULT_WORDS = {
     "made": "made it",
     "march": "march: all five tricks",

@@ -26,7 +26,7 @@ from games.api_support import (
     StrictBooleanField,
     StrictSerializer,
 )
-from games.engine.options import LONE_LEAD_CHOICES, TARGET_SCORE_MAX, TARGET_SCORE_MIN
+from games.engine import LONE_LEAD_CHOICES, TARGET_SCORE_MAX, TARGET_SCORE_MIN
 from games.errors import BadInput, Conflict
 from games.levels import LEVELS
 from games.models import HintStatus, MatchStatus

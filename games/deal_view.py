@@ -1,10 +1,8 @@
 """Who got which cards of a recorded deck, by the engine's own deal convention."""
 
 from games import engine as E
-from games.engine.cards import cards_of
-from games.engine.deal import hands_from_deck
 
 
 def seat_cards(deck: list[str], dealer: int, seat: int) -> list[str]:
-    hands, _kitty = hands_from_deck(tuple(E.parse_card(c) for c in deck), dealer)
-    return [E.card_str(c) for c in cards_of(hands[seat])]
+    hands, _kitty = E.hands_from_deck(tuple(E.parse_card(c) for c in deck), dealer)
+    return [E.card_str(c) for c in E.cards_of(hands[seat])]

@@ -33,9 +33,9 @@ from dataclasses import dataclass
 from typing import Any, NotRequired, Protocol, TypedDict, get_type_hints
 
 from games.deal_view import seat_cards
-from games.engine.actions import ACTION_TYPES, PLAY
-from games.engine.actions import DISCARD as DISCARD_ACTION
-from games.engine.outcomes import HAND_SCORED, HAND_THROWN_IN, MATCH_FINISHED, TRICK_WON
+from games.engine import ACTION_DISCARD as DISCARD_ACTION
+from games.engine import ACTION_PLAY as PLAY
+from games.engine import ACTION_TYPES, HAND_SCORED, HAND_THROWN_IN, MATCH_FINISHED, TRICK_WON
 
 MATCH_CREATED = "match_created"
 SEAT_TAKEN = "seat_taken"

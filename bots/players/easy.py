@@ -12,10 +12,9 @@ import random
 from dataclasses import replace
 from typing import Any
 
-from games.engine.cards import BIT, card_str
+from games.engine import BIT, CARD_BY_TEXT, card_str, read_view
 
 from .. import policy as P
-from ..knowledge import CARD, read_view
 from .medium import bid_action, play_card
 
 EASY = replace(
@@ -49,5 +48,5 @@ def easy_player(view: dict[str, Any], rng: random.Random) -> dict[str, Any]:
     for c in seen.trick_cards:
         in_trick |= BIT[c]
     card = play_card(seen, style, gone=in_trick)
-    assert card in {CARD[a["card"]] for a in legal}
+    assert card in {CARD_BY_TEXT[a["card"]] for a in legal}
     return {"type": "play", "card": card_str(card)}

@@ -1,16 +1,16 @@
 """Hard: determinized Monte Carlo (perfect-information Monte Carlo, PIMC).
 
 For a decision with more than one sensible choice, Hard
-1. deals the cards its seat cannot see in many ways that agree with everything
-   the seat has seen (bots/knowledge.py: the other hands' sizes, the upcard in
-   the dealer's hand until played, the suits each seat showed void in, the
-   turned-down card and its own discard in the kitty), preferring deals in which
-   the others' bids make sense: a deal where a seat's bid is not the one the
-   Medium rules would make from that seat's cards is kept only with odds
-   `belief` per such bid;
-2. rebuilds an engine state for each deal (games.engine.sampling), and for each
-   candidate action applies it and plays the hand out with the Medium rules for
-   every seat (bots/rollout.py);
+1. reads the view once (games.engine.read_view) and deals the cards its seat
+   cannot see in many ways that agree with everything the seat has seen
+   (bots/knowledge.py: the other hands' sizes, the upcard in the dealer's hand
+   until played, the suits each seat showed void in, the turned-down card and
+   its own discard in the kitty), preferring deals in which the others' bids
+   make sense: a deal where a seat's bid is not the one the Medium rules would
+   make from that seat's cards is kept only with odds `belief` per such bid;
+2. rebuilds an engine state for each deal (games.engine.state_from_view, from
+   the same read view), and for each candidate action applies it and plays the
+   hand out with the Medium rules for every seat (bots/rollout.py);
 3. picks the action with the best average score for its team (points the hand
    scores for it minus points for the opponents), the same deals for every
    action; ties go to the action the Medium rules would choose.
@@ -32,14 +32,21 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from games.engine import actions as A
-from games.engine.cards import EFFECTIVE_SUIT, cards_of
-from games.engine.sampling import state_from_view, with_hands
+from games.engine import (
+    CARD_BY_TEXT,
+    EFFECTIVE_SUIT,
+    Seen,
+    action_from_dict,
+    cards_of,
+    read_view,
+    state_from_view,
+    with_hands,
+)
 
 from .. import policy as P
-from ..knowledge import CARD, Seen, read_view, sample_hidden
+from ..knowledge import sample_hidden
 from ..rollout import play_out
-from .medium import rule_action
+from .medium import rule_action, seen_rule_action
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,7 +165,7 @@ def candidates(seen: Seen) -> list[dict[str, Any]]:
     trump = seen.trump
     eff = EFFECTIVE_SUIT[trump]
     power = P.POWER[trump]
-    cards = sorted((CARD[a["card"]] for a in legal), key=lambda c: (eff[c], power[c]))
+    cards = sorted((CARD_BY_TEXT[a["card"]] for a in legal), key=lambda c: (eff[c], power[c]))
     keep = []
     known = seen.gone | seen.hand
     for c in seen.trick_cards:  # a card in this trick between two of ours tells them apart
@@ -171,7 +178,7 @@ def candidates(seen: Seen) -> list[dict[str, Any]]:
                 if not between & ~known:
                     continue  # nothing anyone else holds lies between: the same card
         keep.append(c)
-    return [a for a in legal if CARD[a["card"]] in keep]
+    return [a for a in legal if CARD_BY_TEXT[a["card"]] in keep]
 
 
 def _sample(seen: Seen, rng: random.Random, budget: Budget) -> tuple[list[int], list[int]]:
@@ -190,14 +197,14 @@ def _sample(seen: Seen, rng: random.Random, budget: Budget) -> tuple[list[int], 
 
 
 def search(view: dict[str, Any], rng: random.Random, budget: Budget = DEFAULT_BUDGET) -> Search:
-    seen = read_view(view)
-    rule = rule_action(view)
+    seen = read_view(view)  # the view is read once: the rules, the deals, the engine state
+    rule = seen_rule_action(seen)
     actions = candidates(seen)
     if rule not in actions:
         rule = next((a for a in actions if a.get("card") == rule.get("card")), actions[0])
     if len(actions) == 1:
         return Search(seen, actions, [0.0], 0, 0, 0, rule)
-    engine_actions = [A.action_from_dict(a) for a in actions]
+    engine_actions = [action_from_dict(a) for a in actions]
     seat = seen.seat
     team = seat & 1
     totals = [0.0] * len(actions)
@@ -216,7 +223,7 @@ def search(view: dict[str, Any], rng: random.Random, budget: Budget = DEFAULT_BU
         hands, kitty = _sample(seen, rng, budget)
         if template is None:
             template = state_from_view(
-                view, {s: cards_of(hands[s]) for s in range(4) if s != seat}, kitty
+                seen, {s: cards_of(hands[s]) for s in range(4) if s != seat}, kitty
             )
             base = template
         else:

@@ -3,10 +3,9 @@
 import random
 from typing import Any
 
-from games.engine.cards import card_str, suit_str
+from games.engine import CARD_BY_TEXT, Seen, card_str, read_view, suit_str
 
 from .. import policy as P
-from ..knowledge import CARD, Seen, read_view
 
 
 def find(legal: list[dict[str, Any]], **wanted: Any) -> dict[str, Any] | None:
@@ -39,7 +38,7 @@ def bid_action(seen: Seen, style: P.Style) -> dict[str, Any]:
 
 
 def play_card(seen: Seen, style: P.Style, gone: int | None = None) -> int:
-    legal = [CARD[a["card"]] for a in seen.legal]
+    legal = [CARD_BY_TEXT[a["card"]] for a in seen.legal]
     return P.choose_card(
         seen.seat,
         seen.hand,
@@ -61,7 +60,13 @@ def rule_action(view: dict[str, Any], style: P.Style = P.MEDIUM) -> dict[str, An
     legal = view["legal_actions"]
     if len(legal) == 1:
         return legal[0]
-    seen = read_view(view)
+    return seen_rule_action(read_view(view), style)
+
+
+def seen_rule_action(seen: Seen, style: P.Style = P.MEDIUM) -> dict[str, Any]:
+    """The rule-based action for a view already read (read_view); the same as rule_action."""
+    if len(seen.legal) == 1:
+        return seen.legal[0]
     if seen.phase == "discard":
         card = P.best_discard(seen.hand, seen.trump)
         return {"type": "discard", "card": card_str(card)}

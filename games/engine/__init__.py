@@ -7,11 +7,15 @@
         seat = state.turn
         state.apply_action(seat, state.legal_actions()[0])
 
-See docs/rules.md for the rules as implemented and the whole API.
+See docs/rules.md for the rules as implemented and the whole API. Code outside
+the engine imports only from here (tests/engine/test_api_boundary.py checks bots/ and
+games/): the names in `__all__` are the engine's API, the last group of them the
+fast, unchecked one the computer players search with.
 """
 
 from .actions import (
     ACTION_TYPES,
+    PLAY_ACTIONS,
     Action,
     action_from_dict,
     call,
@@ -20,26 +24,45 @@ from .actions import (
     play,
 )
 from .actions import DEFEND_ALONE_ACTION as DEFEND_ALONE
+from .actions import DISCARD as ACTION_DISCARD
 from .actions import PASS_ACTION as PASS
+from .actions import PLAY as ACTION_PLAY
 from .cards import (
+    BIT,
+    CARD_BY_TEXT,
     CLUBS,
     DECK,
     DIAMONDS,
+    EFFECTIVE_SUIT,
     HEARTS,
+    JACK,
+    RANK_NAMES,
     SPADES,
+    STRENGTH,
+    SUIT_BY_LETTER,
+    SUIT_LETTERS,
+    SUIT_MASK,
+    SUIT_NAMES,
+    SUIT_SYMBOLS,
+    card,
     card_name,
     card_str,
+    cards_of,
     effective_suit,
     parse_card,
     parse_suit,
+    same_color,
     suit_of,
     suit_str,
     trick_winner_index,
     trump_order,
 )
-from .deal import seeded_deck, shuffled_deck, validate_deck
+from .deal import hands_from_deck, seeded_deck, shuffled_deck, validate_deck
 from .errors import RuleError, RuleKind
-from .options import Options
+from .options import LONE_LEAD_CHOICES, TARGET_SCORE_MAX, TARGET_SCORE_MIN, Options
+from .outcomes import HAND_SCORED, HAND_THROWN_IN, MATCH_FINISHED, TRICK_WON
+from .sampling import state_from_view, with_hands
+from .seen import Seen, bid_phases, read_view
 from .state import (
     BID1,
     BID2,
@@ -99,4 +122,36 @@ __all__ = [
     "full_view",
     "player_view",
     "spectator_view",
+    "ACTION_DISCARD",
+    "ACTION_PLAY",
+    "TRICK_WON",
+    "HAND_SCORED",
+    "HAND_THROWN_IN",
+    "MATCH_FINISHED",
+    "LONE_LEAD_CHOICES",
+    "TARGET_SCORE_MIN",
+    "TARGET_SCORE_MAX",
+    "SUIT_LETTERS",
+    "SUIT_SYMBOLS",
+    # For the computer players: tables and helpers that trust their input (no checks,
+    # for speed), the view read back (Seen) and engine states rebuilt from it.
+    "BIT",
+    "CARD_BY_TEXT",
+    "EFFECTIVE_SUIT",
+    "JACK",
+    "PLAY_ACTIONS",
+    "RANK_NAMES",
+    "STRENGTH",
+    "SUIT_BY_LETTER",
+    "SUIT_MASK",
+    "SUIT_NAMES",
+    "card",
+    "cards_of",
+    "hands_from_deck",
+    "same_color",
+    "Seen",
+    "bid_phases",
+    "read_view",
+    "state_from_view",
+    "with_hands",
 ]

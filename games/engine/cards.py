@@ -56,6 +56,9 @@ def same_color(suit: int) -> int:
 
 # CARD_TEXT[card]: "JH" and so on.
 CARD_TEXT = tuple(RANK_LETTERS[c % 6] + SUIT_LETTERS[c // 6] for c in range(24))
+# The inverses for text the engine wrote itself (views): a lookup, no checks.
+CARD_BY_TEXT = {text: c for c, text in enumerate(CARD_TEXT)}
+SUIT_BY_LETTER = {letter: s for s, letter in enumerate(SUIT_LETTERS)}
 
 
 def card_str(c: int) -> str:

@@ -4,7 +4,7 @@ The computer players that search (bots/players/hard.py) deal out the hidden
 cards in many ways that agree with what their seat has seen, and play each deal
 out on a real engine state. This module makes those states.
 
-    state = state_from_view(view, hidden_hands={1: [...], 2: [...], 3: [...]})
+    state = state_from_view(read_view(view), hidden_hands={1: [...], 2: [...], 3: [...]})
 
 `hidden_hands[s]` is every card seat s holds now, for every seat but the
 viewer's (the dealer's includes the upcard it picked up and has not played);
@@ -21,41 +21,33 @@ hidden cards, without replaying: for many samples of the same position.
 """
 
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from .actions import action_from_dict, discard, play
-from .cards import BIT, DECK, card_str, cards_of, mask_of, parse_card
+from .cards import BIT, cards_of, mask_of
 from .deal import validate_deck
 from .errors import RuleError
 from .options import Options
+from .seen import Seen
 from .state import DEAL, DISCARD, MatchState
-
-_CARD = {card_str(c): c for c in DECK}
-
-
-def _card(text: str) -> int:
-    c = _CARD.get(text)
-    return c if c is not None else parse_card(text)
 
 
 def state_from_view(
-    view: Mapping[str, Any],
+    seen: Seen,
     hidden_hands: Mapping[int, Sequence[int]],
     kitty: Sequence[int] | None = None,
 ) -> MatchState:
-    """A MatchState agreeing with `view` in everything public and in the viewer's
-    cards, with the other seats holding `hidden_hands`. RuleError('inconsistent_sample')
-    if the cards given cannot be the rest of that hand."""
-    seat = view["seat"]
-    hand = view.get("hand")
-    if hand is None or view["phase"] == DEAL:
+    """A MatchState agreeing with the view `seen` (read_view) in everything public and
+    in the viewer's cards, with the other seats holding `hidden_hands`.
+    RuleError('inconsistent_sample') if the cards given cannot be the rest of that hand."""
+    seat = seen.seat
+    if seen.phase == DEAL:
         raise RuleError("inconsistent_sample", "There is no hand in play to rebuild.")
-    dealer = view["dealer"]
-    upcard = _card(hand["upcard"])
-    fate = hand["upcard_fate"]
+    dealer = seen.dealer
+    upcard = seen.upcard
+    sizes = seen.sizes
 
     current = [0, 0, 0, 0]
-    current[seat] = mask_of([_card(c) for c in hand["cards"]])
+    current[seat] = seen.hand
     for s, cards in hidden_hands.items():
         if s == seat:
             continue
@@ -63,23 +55,19 @@ def state_from_view(
         if current[s].bit_count() != len(cards):
             raise RuleError("inconsistent_sample", f"Seat {s} is given a card twice.")
     for s in range(4):
-        if current[s].bit_count() != hand["hand_sizes"][s]:
+        if current[s].bit_count() != sizes[s]:
             raise RuleError(
                 "inconsistent_sample",
-                f"Seat {s} holds {hand['hand_sizes'][s]} cards, not {current[s].bit_count()}.",
+                f"Seat {s} holds {sizes[s]} cards, not {current[s].bit_count()}.",
             )
 
-    played_by = [0, 0, 0, 0]
+    # Every card played this hand, in order: the tricks, then the current trick.
     plays: list[tuple[int, int]] = []
-    for trick in hand["tricks"]:
-        for p in trick["cards"]:
-            plays.append((p["seat"], _card(p["card"])))
-    for p in hand["current_trick"]:
-        plays.append((p["seat"], _card(p["card"])))
-    played = 0
-    for s, c in plays:
-        played_by[s] |= BIT[c]
-        played |= BIT[c]
+    for seats, cards, _winner in seen.tricks:
+        plays.extend(zip(seats, cards, strict=True))
+    plays.extend(zip(seen.trick_seats, seen.trick_cards, strict=True))
+    played_by = seen.played_by
+    played = seen.played
 
     held = 0
     for s in range(4):
@@ -98,10 +86,10 @@ def state_from_view(
     # The hands as dealt: what each seat holds now plus what it has played.
     dealt = [current[s] | played_by[s] for s in range(4)]
     discarded: int | None = None
-    if fate == "picked_up":
-        if hand["discarded"]:
-            if seat == dealer and "my_discard" in hand:
-                discarded = _card(hand["my_discard"])
+    if seen.upcard_fate == "picked_up":
+        if seen.discarded:
+            if seat == dealer and seen.my_discard is not None:
+                discarded = seen.my_discard
             elif not dealt[dealer] & BIT[upcard]:
                 discarded = upcard  # the dealer threw the upcard away
             else:
@@ -123,12 +111,12 @@ def state_from_view(
     deck.append(upcard)
     deck.extend(deal_kitty)
 
-    state = MatchState(Options.from_dict(view["options"]), first_dealer=dealer)
-    state.scores = list(view["scores"])
-    state.hand_number = view["hand_number"] - 1
+    state = MatchState(Options.from_dict(seen.options), first_dealer=dealer)
+    state.scores = list(seen.scores)
+    state.hand_number = seen.hand_number - 1
     try:
         state.deal(validate_deck(deck))
-        for bid in hand["bids"]:
+        for bid in seen.bids:
             if state.phase == DISCARD:
                 state.apply_action(dealer, discard(discarded))
             action = action_from_dict({k: v for k, v in bid.items() if k != "seat"})
@@ -141,11 +129,11 @@ def state_from_view(
         raise RuleError(
             "inconsistent_sample", f"The hand does not replay with these cards: {error.message}"
         ) from error
-    last = view.get("last_hand")
+    last = seen.last_hand
     state.last_hand = (
         {k: (v[:] if isinstance(v, list) else v) for k, v in last.items()} if last else None
     )
-    if state.phase != view["phase"] or state.turn != view["turn"]:
+    if state.phase != seen.phase or state.turn != seen.turn:
         raise RuleError("inconsistent_sample", "The replayed hand is not where the view is.")
     return state
 

@@ -12,11 +12,12 @@ import random
 import pytest
 
 from bots.hints import recommend
-from bots.knowledge import bid_phases, read_view, sample_hidden
+from bots.knowledge import sample_hidden
 from bots.players import PLAYERS
 from bots.players.hard import Budget, hard_player, make_hard, unexplained_bids
 from games import engine as E
 from games.engine.options import LONE_LEAD_CHOICES
+from games.engine.seen import bid_phases, read_view
 
 from .positions import new_hand
 

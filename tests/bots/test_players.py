@@ -5,12 +5,13 @@ import random
 
 import pytest
 
-from bots.knowledge import read_view, sample_hidden
+from bots.knowledge import sample_hidden
 from bots.players import DEFAULT_LEVEL, PLAYERS, choose_action
 from bots.players.hard import Budget, make_hard, match_equity
 from games import engine as E
 from games.engine.cards import cards_of
 from games.engine.sampling import state_from_view
+from games.engine.seen import read_view
 
 from .positions import new_hand, play, states_met
 
@@ -51,7 +52,7 @@ def twin(state: E.MatchState, seed: int) -> E.MatchState:
         hands, kitty = sample_hidden(seen, rng)
         if hands != state.hands:
             hidden = {s: cards_of(hands[s]) for s in range(4) if s != seat}
-            return state_from_view(view, hidden, kitty)
+            return state_from_view(seen, hidden, kitty)
     raise AssertionError("every deal is the real one")
 
 

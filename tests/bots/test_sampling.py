@@ -5,10 +5,11 @@ import random
 
 import pytest
 
-from bots.knowledge import read_view, sample_hidden
+from bots.knowledge import sample_hidden
 from games import engine as E
 from games.engine.cards import BIT, EFFECTIVE_SUIT, cards_of
 from games.engine.sampling import state_from_view, with_hands
+from games.engine.seen import read_view
 
 from .positions import hidden_of, new_hand, states_met
 
@@ -28,7 +29,7 @@ def test_a_state_rebuilt_from_a_view_and_the_real_hidden_cards_plays_like_the_re
     real = STATES[index]
     seat = real.turn
     view = E.player_view(real, seat)
-    rebuilt = state_from_view(view, hidden_of(real, seat), real.kitty)
+    rebuilt = state_from_view(read_view(view), hidden_of(real, seat), real.kitty)
     assert E.player_view(rebuilt, seat) == view
     for s in range(4):
         assert E.player_view(rebuilt, s)["legal_actions"] == E.player_view(real, s)["legal_actions"]
@@ -41,7 +42,7 @@ def test_a_state_rebuilt_from_a_view_and_the_real_hidden_cards_plays_like_the_re
     # A copy with other hands is the same as a fresh rebuild with them.
     seen = read_view(view)
     hands, kitty = sample_hidden(seen, random.Random(index))
-    fresh = state_from_view(view, {s: cards_of(hands[s]) for s in range(4) if s != seat}, kitty)
+    fresh = state_from_view(seen, {s: cards_of(hands[s]) for s in range(4) if s != seat}, kitty)
     copied = with_hands(rebuilt, hands, kitty)
     assert copied.hands == fresh.hands
     assert copied.legal_actions() == fresh.legal_actions()
@@ -65,7 +66,7 @@ def test_every_deal_of_the_hidden_cards_agrees_with_what_the_seat_saw(index):
         for s in range(4 if real.trump is not None else 0):
             for c in cards_of(hands[s] & ~seen.known[s]):
                 assert not seen.voids[s] >> EFFECTIVE_SUIT[real.trump][c] & 1
-        state_from_view(view, {s: cards_of(hands[s]) for s in range(4) if s != seat}, kitty)
+        state_from_view(seen, {s: cards_of(hands[s]) for s in range(4) if s != seat}, kitty)
 
 
 def test_the_dealer_keeps_the_upcard_and_a_seat_out_of_a_suit_gets_none_of_it():
@@ -96,5 +97,5 @@ def test_cards_that_cannot_be_the_rest_of_the_hand_are_refused():
     other = next(s for s in hidden if hidden[s])
     hidden[other] = hidden[other][1:]
     with pytest.raises(E.RuleError) as error:
-        state_from_view(view, hidden)
+        state_from_view(read_view(view), hidden)
     assert error.value.code == "inconsistent_sample"

@@ -1,0 +1,190 @@
+"""One seat's view, read back into card ints and bitmasks: what that seat knows.
+
+`read_view(view)` turns a `player_view` dict into a `Seen`: the seat's cards,
+the cards gone, the suits each seat showed void in (it failed to follow), where
+the known cards are (the upcard the dealer took is in the dealer's hand until
+played; a turned-down upcard and the seat's own discard are in the kitty), and
+how many unknown cards each other seat and the kitty hold. The computer players
+read a view once, into a `Seen`, and decide from it; `state_from_view`
+(sampling.py) rebuilds an engine state from the same `Seen`.
+
+For views the engine made (`player_view`): it trusts its input and checks
+nothing, for speed. Nothing here sees more than the view.
+"""
+
+from dataclasses import dataclass
+from typing import Any
+
+from .cards import BIT, CARD_BY_TEXT, EFFECTIVE_SUIT, SUIT_BY_LETTER
+
+ALL = (1 << 24) - 1
+
+
+@dataclass(slots=True)
+class Seen:
+    seat: int
+    phase: str
+    dealer: int
+    turn: int | None
+    hand_number: int
+    hand: int  # bitmask of the seat's cards
+    upcard: int
+    upcard_fate: str
+    turned_down: int | None
+    trump: int | None
+    maker: int | None
+    alone: int | None  # the seat playing alone
+    discarded: bool  # the dealer has discarded
+    out: tuple[bool, ...]
+    trick_seats: list[int]
+    trick_cards: list[int]
+    tricks: list[tuple[list[int], list[int], int]]
+    tricks_won: list[int]
+    played: int  # every card played this hand, the current trick included
+    played_by: list[int]
+    gone: int  # played, or known to be in the kitty
+    voids: list[int]  # per seat, a bitmask of the effective suits it showed void in
+    sizes: list[int]
+    bids: list[dict[str, Any]]
+    bid_phases: list[str]  # per bid: "bid1", "bid2" or "defend" (see bid_phases)
+    legal: list[dict[str, Any]]
+    scores: list[int]
+    options: dict[str, Any]
+    last_hand: dict[str, Any] | None
+    my_discard: int | None
+    known: list[int]  # per seat, cards known to be in its hand (its own hand for the seat)
+    kitty_known: int
+    unknown: int  # the cards whose place the seat does not know
+    need: list[int]  # per seat, how many unknown cards it holds
+    kitty_need: int
+
+    @property
+    def trick_size(self) -> int:
+        return 4 - sum(self.out)
+
+
+def bid_phases(bids: list[dict[str, Any]]) -> list[str]:
+    """The phase each of a hand's bids (the view's `hand.bids`) was made in.
+
+    The view lists round-one bids, round-two bids and the defenders' decisions
+    (with the defending_alone option) in one list, and a defender declining to
+    defend alone is a "pass" like any other. Bidding runs as the engine runs it:
+    round one until four passes, then round two; the bid that makes trump (an
+    order up or a call) ends it, and every entry after it is a defend decision."""
+    phases = []
+    phase, passes = "bid1", 0
+    for bid in bids:
+        phases.append(phase)
+        kind = bid["type"]
+        if phase == "defend":
+            continue
+        if kind == "pass":
+            passes += 1
+            if phase == "bid1" and passes == 4:
+                phase, passes = "bid2", 0
+        else:  # order_up or call: trump is made, the defenders decide next
+            phase = "defend"
+    return phases
+
+
+def read_view(view: dict[str, Any]) -> Seen:
+    """What the seat of `view` (a player_view with a hand in play) knows."""
+    hand = view["hand"]
+    seat = view["seat"]
+    dealer = view["dealer"]
+    my_cards = [CARD_BY_TEXT[c] for c in hand["cards"]]
+    my_mask = 0
+    for c in my_cards:
+        my_mask |= BIT[c]
+    trump = SUIT_BY_LETTER[hand["trump"]] if hand["trump"] else None
+    turned_down = SUIT_BY_LETTER[hand["turned_down"]] if hand["turned_down"] else None
+    upcard = CARD_BY_TEXT[hand["upcard"]]
+    fate = hand["upcard_fate"]
+    out = tuple(s in hand["sitting_out"] for s in range(4))
+
+    played = 0
+    played_by = [0, 0, 0, 0]
+    voids = [0, 0, 0, 0]
+    tricks = []
+    eff = EFFECTIVE_SUIT[trump] if trump is not None else None
+
+    def note(seats: list[int], cards: list[int]) -> None:
+        nonlocal played
+        led = eff[cards[0]]
+        for s, c in zip(seats, cards, strict=True):
+            played |= BIT[c]
+            played_by[s] |= BIT[c]
+            if eff[c] != led:
+                voids[s] |= 1 << led
+
+    for trick in hand["tricks"]:
+        seats = [p["seat"] for p in trick["cards"]]
+        cards = [CARD_BY_TEXT[p["card"]] for p in trick["cards"]]
+        tricks.append((seats, cards, trick["winner"]))
+        note(seats, cards)
+    trick_seats = [p["seat"] for p in hand["current_trick"]]
+    trick_cards = [CARD_BY_TEXT[p["card"]] for p in hand["current_trick"]]
+    if trick_cards:
+        note(trick_seats, trick_cards)
+
+    known = [0, 0, 0, 0]
+    known[seat] = my_mask
+    kitty_known = 0
+    my_discard = CARD_BY_TEXT[hand["my_discard"]] if hand.get("my_discard") else None
+    sizes = list(hand["hand_sizes"])
+    if fate == "picked_up":
+        # The dealer keeps the upcard until it plays it. It could have discarded it,
+        # which no one else sees: that is assumed only once the dealer has no cards
+        # left or has shown it holds no trump.
+        if seat != dealer and not played & BIT[upcard]:
+            if sizes[dealer] and not voids[dealer] >> trump & 1:
+                known[dealer] |= BIT[upcard]
+            else:
+                kitty_known |= BIT[upcard]
+        if my_discard is not None:
+            kitty_known |= BIT[my_discard]
+    else:
+        kitty_known |= BIT[upcard]
+    kitty_size = 24 - sum(sizes) - played.bit_count()
+    unknown = ALL & ~played & ~kitty_known
+    for s in range(4):
+        unknown &= ~known[s]
+    need = [0 if s == seat else sizes[s] - known[s].bit_count() for s in range(4)]
+    kitty_need = kitty_size - kitty_known.bit_count()
+    return Seen(
+        seat=seat,
+        phase=view["phase"],
+        dealer=dealer,
+        turn=view["turn"],
+        hand_number=view["hand_number"],
+        hand=my_mask,
+        upcard=upcard,
+        upcard_fate=fate,
+        turned_down=turned_down,
+        trump=trump,
+        maker=hand["maker"],
+        alone=hand["alone"],
+        discarded=hand["discarded"],
+        out=out,
+        trick_seats=trick_seats,
+        trick_cards=trick_cards,
+        tricks=tricks,
+        tricks_won=list(hand["tricks_won"]),
+        played=played,
+        played_by=played_by,
+        gone=played | kitty_known | (BIT[upcard] if fate == "turned_down" else 0),
+        voids=voids,
+        sizes=sizes,
+        bids=hand["bids"],
+        bid_phases=bid_phases(hand["bids"]),
+        legal=view["legal_actions"],
+        scores=list(view["scores"]),
+        options=view["options"],
+        last_hand=view.get("last_hand"),
+        my_discard=my_discard,
+        known=known,
+        kitty_known=kitty_known,
+        unknown=unknown,
+        need=need,
+        kitty_need=kitty_need,
+    )
