@@ -58,7 +58,7 @@ class ApiServer:
             try:
                 if requests.get(f"{self.url}/healthz", timeout=1).status_code == 200:
                     return self
-            except requests.ConnectionError:
+            except requests.RequestException:  # not listening yet, or still loading the app
                 pass
             time.sleep(0.1)
         raise AssertionError(f"API server did not answer:\n{self.log()[-3000:]}")
