@@ -571,18 +571,17 @@ class RulesOptionFilter(admin.SimpleListFilter):
     parameter_name = "option"
 
     def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
+        # One query: the distinct sets of options (a handful), then their values.
+        sets = Match.objects.order_by().values_list("options", flat=True).distinct()
+        values: dict[str, set[str]] = {}
+        for options in sets:
+            for key, value in (options or {}).items():
+                values.setdefault(key, set()).add(json.dumps(value))
         choices = []
         for field in dataclasses.fields(E.Options):
-            values = (
-                Match.objects.exclude(**{f"options__{field.name}__isnull": True})
-                .values_list(f"options__{field.name}", flat=True)
-                .order_by()  # no ordering column in the DISTINCT
-                .distinct()
-            )
-            for value in sorted(values, key=lambda v: (str(type(v)), v)):
-                choices.append(
-                    (f"{field.name}={json.dumps(value)}", options_text({field.name: value}))
-                )
+            for raw in sorted(values.get(field.name, ()), key=lambda v: (len(v), v)):
+                label = options_text({field.name: json.loads(raw)})
+                choices.append((f"{field.name}={raw}", label))
         return choices
 
     def queryset(self, request: HttpRequest, queryset):
