@@ -29,15 +29,17 @@ from django.db.models import Exists, OuterRef
 from django.http import Http404, HttpRequest
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
-from django.utils.html import format_html
+from django.utils.html import format_html, format_html_join
+from django.utils.safestring import mark_safe
 
 from games import engine as E
 from games import events as V
 from games import fairness, hands, projections
 from games.deal_view import seat_cards
 from games.eventlog import LogError
+from games.levels import LEVELS
 from games.log_check import check_events
-from games.models import Event, Hand, Match, Seat, SeatKind
+from games.models import Event, Hand, Hint, Match, Seat, SeatKind
 from games.selectors import event_for_seat
 from games.throttling import FailureLimit, client_address, normalized_name
 
@@ -145,6 +147,7 @@ def hand_record(match: Match, number: int) -> dict[str, Any]:
     deck = (dealt.get("deck") or []) if shown else []  # no cards before the reveal
 
     players = _players_at(log.events[: hand.end])
+    moves = _moves(log.events[: hand.end], hand.start)
     replay = hands.replay_hand(log, hand)
     state_view = replay.view or {}
     trump = state_view.get("trump")
@@ -184,10 +187,13 @@ def hand_record(match: Match, number: int) -> dict[str, Any]:
                     "seq": event.seq,
                     "seat": seat_name(event.seat),
                     "text": action_text(p.get("action", {}), event.seat, dealer),
+                    **moves[event.seq],
                 }
             )
         elif event.type == V.CARD_PLAYED:
-            current.append({"seat": event.seat, "card": card_view(p["action"]["card"])})
+            current.append(
+                {"seat": event.seat, "card": card_view(p["action"]["card"]), **moves[event.seq]}
+            )
         elif event.type == V.TRICK_WON:
             winner = p.get("seat")
             for play in current:
@@ -226,6 +232,7 @@ def hand_record(match: Match, number: int) -> dict[str, Any]:
     return {
         "number": number,
         "first_seq": hand.events[0].seq,
+        "dealt_at": hand.events[0].created_at,
         "last_seq": hand.events[-1].seq,
         "dealer": seat_name(dealer),
         "seats": seats,
@@ -249,10 +256,14 @@ def hand_record(match: Match, number: int) -> dict[str, Any]:
         "revealed": revealed,
         "cards_shown": shown,
         "problem": replay.problem,
+        "hints": _hints_by_seat(match, hand, shown),
+        "away_moves": sum(1 for m in moves.values() if m["by_computer"]),
         "events": [
             {
                 "seq": e.seq,
                 "type": e.type,
+                "at": e.created_at,
+                "by_computer": moves.get(e.seq, {}).get("by_computer", False),
                 "seat": seat_name(e.seat) if e.seat is not None else "",
                 "payload": json.dumps(admin_payload(e, shown), sort_keys=True),
             }
@@ -274,6 +285,71 @@ def _seat_cards(deck: list[str], dealer: int, seat: int) -> list[str]:
         return seat_cards(deck, dealer, seat)
     except (E.RuleError, TypeError, ValueError):
         return []  # a deck the engine cannot deal: the replay reports it
+
+
+# Events that do not give anyone the turn: a seat changing hands between a person and
+# the computer playing for them. A move's time runs from the event before it that is not
+# one of these (the last move, the deal, or the trick that made the seat lead).
+NOT_A_TURN = (V.SEAT_TIMED_OUT, V.SEAT_RETURNED)
+
+
+def _moves(events: list[Event], start: int) -> dict[int, dict[str, Any]]:
+    """For each move (bid, discard, card) from index `start` on, by its seq: when it was
+    made, how long the seat took, and whether a computer made it for a person whose turn
+    timer ran out (the seat is away from its seat_timed_out until its seat_returned)."""
+    away: dict[int, dict[str, Any]] = {}  # seat -> its seat_timed_out payload
+    turn_from = None  # the created_at of the last event that gave someone the turn
+    moves = {}
+    for index, event in enumerate(events):
+        p = event.payload
+        if event.type == V.SEAT_TIMED_OUT and p.get("seat") in range(4):
+            away[p["seat"]] = {"level": p.get("level"), "seconds": p.get("seconds")}
+        elif event.type == V.SEAT_RETURNED and p.get("seat") in range(4):
+            away.pop(p["seat"], None)
+        if event.type in V.ACTION_EVENTS and index >= start:
+            timed_out = away.get(event.seat)
+            took = (event.created_at - turn_from).total_seconds() if turn_from else None
+            moves[event.seq] = {
+                "seq": event.seq,
+                "at": event.created_at,
+                "took": took,
+                "by_computer": timed_out is not None,
+                "computer_level": (timed_out or {}).get("level"),
+            }
+        if event.type not in NOT_A_TURN:
+            turn_from = event.created_at
+    return moves
+
+
+def _hints_by_seat(match: Match, hand: hands.HandSlice, shown: bool) -> list[dict[str, Any]]:
+    """The hints asked during the hand, per seat, in the order asked. What a hint
+    recommended names a card of the seat's hand: like the cards, it is shown only once
+    the hand is revealed."""
+    first, last = hand.events[0].seq, hand.events[-1].seq
+    asked = Hint.objects.filter(match=match, seq__gte=first, seq__lte=last).order_by(
+        "seat", "seq", "created_at"
+    )
+    seats: list[dict[str, Any]] = [{"name": seat_name(s), "hints": []} for s in range(4)]
+    for hint in asked:
+        if hint.seat not in range(4):
+            continue
+        action = hint.action or {}
+        seats[hint.seat]["hints"].append(
+            {
+                "seq": hint.seq,
+                "status": hint.status,
+                "status_text": hint.get_status_display(),
+                "code": hint.code,
+                "asked_at": hint.created_at,
+                "answered_at": hint.completed_at,
+                "shown": shown,
+                "action": action_text(action, hint.seat, hand.dealt.get("dealer"))
+                if shown and action
+                else "",
+                "explanation": hint.explanation if shown else "",
+            }
+        )
+    return [s for s in seats if s["hints"]]
 
 
 def _players_at(events: list[Event]) -> list[str]:
@@ -412,22 +488,141 @@ class HandInline(ReadOnlyMixin, admin.TabularInline):
         )
 
 
+# ---------------------------------------------------------------- the match list's filters
+
+
+def _short_time(when: Any) -> str:
+    """2026-12-01 / 02:23 (UTC) on two lines, for the list's columns."""
+    if not when:
+        return "-"
+    return format_html("{}<br>{}", when.strftime("%Y-%m-%d"), when.strftime("%H:%M:%S"))
+
+
+def _matches_with_seat(**seat: Any):
+    """Matches with a seat like `seat`, one row each (a filter over the seats, not a join
+    that would list a match once per matching seat)."""
+    return Exists(Seat.objects.filter(match=OuterRef("pk"), **seat))
+
+
+class PlayerFilter(admin.SimpleListFilter):
+    """Matches a person sat at, by username. The list offers the people seated in the
+    matches; any username works in the address (?player=alice)."""
+
+    title = "player"
+    parameter_name = "player"
+    OFFERED = 100  # at most this many names in the sidebar
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
+        names = (
+            Seat.objects.filter(kind=SeatKind.HUMAN, user__isnull=False)
+            .values_list("user__username", flat=True)
+            .distinct()
+            .order_by("user__username")[: self.OFFERED]
+        )
+        return [(name, name) for name in names]
+
+    def queryset(self, request: HttpRequest, queryset):
+        if self.value():
+            return queryset.filter(
+                _matches_with_seat(kind=SeatKind.HUMAN, user__username=self.value())
+            )
+        return queryset
+
+
+class ComputerLevelFilter(admin.SimpleListFilter):
+    """Matches with a computer player of a level: a computer seat, or a person's seat a
+    computer plays (they left, or their turn timer ran out)."""
+
+    title = "computer level"
+    parameter_name = "level"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
+        return [(level, level) for level in LEVELS]
+
+    def queryset(self, request: HttpRequest, queryset):
+        if self.value():
+            return queryset.filter(_matches_with_seat(bot_level=self.value()))
+        return queryset
+
+
+class TimedOutFilter(admin.SimpleListFilter):
+    """Matches where a person's turn timer ran out (a seat_timed_out in the log)."""
+
+    title = "turn timer ran out"
+    parameter_name = "timed_out"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
+        return [("yes", "yes"), ("no", "no")]
+
+    def queryset(self, request: HttpRequest, queryset):
+        timed_out = Exists(Event.objects.filter(match=OuterRef("pk"), type=V.SEAT_TIMED_OUT))
+        if self.value() == "yes":
+            return queryset.filter(timed_out)
+        if self.value() == "no":
+            return queryset.exclude(timed_out)
+        return queryset
+
+
+class RulesOptionFilter(admin.SimpleListFilter):
+    """Matches played under one value of one rules option (?option=target_score=5): the
+    values the matches have, option by option in the engine's order."""
+
+    title = "rules option"
+    parameter_name = "option"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
+        # One query: the distinct sets of options (a handful), then their values.
+        sets = Match.objects.order_by().values_list("options", flat=True).distinct()
+        values: dict[str, set[str]] = {}
+        for options in sets:
+            for key, value in (options or {}).items():
+                values.setdefault(key, set()).add(json.dumps(value))
+        choices = []
+        for field in dataclasses.fields(E.Options):
+            for raw in sorted(values.get(field.name, ()), key=lambda v: (len(v), v)):
+                label = options_text({field.name: json.loads(raw)})
+                choices.append((f"{field.name}={raw}", label))
+        return choices
+
+    def queryset(self, request: HttpRequest, queryset):
+        if not self.value():
+            return queryset
+        key, _, raw = self.value().partition("=")
+        try:
+            value = json.loads(raw)
+        except ValueError:
+            return queryset.none()  # not a value any match has
+        return queryset.filter(options__contains={key: value})
+
+
 # ---------------------------------------------------------------- matches
 
 
 @admin.register(Match)
 class MatchAdmin(ReadOnlyMixin, admin.ModelAdmin):
+    # The list fits a 1280 px screen (tests/games/test_admin_browser.py): a short id, a
+    # seat a line, the options that differ from the engine's defaults, compact dates,
+    # and no navigation sidebar on this page (changelist_view).
     list_display = (
-        "id",
+        "match_id",
         "status",
-        "players",
+        "players_list",
         "options_summary",
         "score",
         "hands_played",
+        "created",
+        "finished",
+    )
+    list_filter = (
+        "status",
+        PlayerFilter,
+        ComputerLevelFilter,
+        TimedOutFilter,
+        RulesOptionFilter,
+        "hints_allowed",
         "created_at",
         "finished_at",
     )
-    list_filter = ("status", "hints_allowed", "created_at")
     search_fields = ("id", "seats__user__username")
     search_help_text = "A match id (or part of one), or a player's username."
     date_hierarchy = "created_at"
@@ -457,8 +652,16 @@ class MatchAdmin(ReadOnlyMixin, admin.ModelAdmin):
     )
     readonly_fields = ("players", "score", "winner", "options_summary", "event_log", "log_check")
 
+    class Media:
+        css = {"all": ("games/admin/match_list.css",)}
+
     def get_queryset(self, request: HttpRequest):
         return super().get_queryset(request).prefetch_related("seats__user")
+
+    def changelist_view(self, request: HttpRequest, extra_context: dict | None = None):
+        # The list needs the width the app sidebar takes; the breadcrumbs stay.
+        context = {"is_nav_sidebar_enabled": False, **(extra_context or {})}
+        return super().changelist_view(request, extra_context=context)
 
     def get_urls(self):
         hand = path(
@@ -475,9 +678,44 @@ class MatchAdmin(ReadOnlyMixin, admin.ModelAdmin):
         seats = sorted(obj.seats.all(), key=lambda s: s.index)
         return ", ".join(f"{seat_name(s.index)}: {seat_label(s)}" for s in seats)
 
+    @admin.display(description="match", ordering="id")
+    def match_id(self, obj: Match) -> str:
+        return format_html('<span title="{}">{}</span>', obj.pk, str(obj.pk)[:8])
+
+    @admin.display(description="players")
+    def players_list(self, obj: Match) -> str:
+        """A seat a line; a person whose timer ran out says who plays for them."""
+        seats = sorted(obj.seats.all(), key=lambda s: s.index)
+        rows = (
+            (
+                "away" if s.away else "seat",
+                seat_name(s.index),
+                seat_label(s),
+                f" (away: computer, {s.bot_level})" if s.away else "",
+            )
+            for s in seats
+        )
+        return format_html_join(mark_safe("<br>"), '<span class="{}">{}: {}{}</span>', rows)
+
     @admin.display(description="options")
     def options_summary(self, obj: Match) -> str:
-        return options_text(obj.options)
+        """In the list: the target and what differs from the engine's defaults (all of
+        them in the title, and on the match's page)."""
+        options = dict(obj.options or {})
+        defaults = dataclasses.asdict(E.Options())
+        changed = {k: v for k, v in options.items() if k != "target_score" and defaults.get(k) != v}
+        short = options_text({"target_score": options.get("target_score"), **changed})
+        if not changed:
+            short += "; usual rules"
+        return format_html('<span title="{}">{}</span>', options_text(options), short)
+
+    @admin.display(description="created (UTC)", ordering="created_at")
+    def created(self, obj: Match) -> str:
+        return _short_time(obj.created_at)
+
+    @admin.display(description="finished (UTC)", ordering="finished_at")
+    def finished(self, obj: Match) -> str:
+        return _short_time(obj.finished_at)
 
     @admin.display(description="score (S-N to W-E)")
     def score(self, obj: Match) -> str:

@@ -57,8 +57,12 @@ def test_the_match_list_shows_status_players_options_score_hands_and_dates(admin
     assert results(response) == [finished]
     page = response.content.decode()
     assert str(finished.pk) in page
-    assert "south: alice, west: computer (random)" in page
-    assert "to 2; stick the dealer; going alone; lone lead: dealer left; no defending alone" in page
+    assert "south: alice</span><br>" in page and "west: computer (random)" in page
+    # The list shows the target and what differs from the defaults; all of it in the title.
+    assert "to 2; usual rules" in page
+    assert (
+        'title="to 2; stick the dealer; going alone; lone lead: dealer left; no defending' in page
+    )
     assert f"{finished.score_ns}-{finished.score_we}" in page
     assert "finished" in page
 
@@ -88,7 +92,7 @@ def test_the_match_list_filters_by_status_hints_and_created_date(admin_client, a
     assert results(admin_client.get(changelist, {"hints_allowed__exact": "0"})) == [waiting]
     response = admin_client.get(changelist)
     cl = response.context["cl"]
-    created = next(f for f in cl.filter_specs if f.field_path == "created_at")
+    created = next(f for f in cl.filter_specs if getattr(f, "field_path", "") == "created_at")
     past_week = next(c for c in created.choices(cl) if c["display"] == "Past 7 days")
     assert results(admin_client.get(changelist + past_week["query_string"])) == [finished]
 
