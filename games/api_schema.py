@@ -440,6 +440,7 @@ OPERATION_CODES: dict[str, tuple[str, ...]] = {
         "throttled",
     ),  # fmt: skip
     "matches_retrieve": (*TOKEN, "not_found"),
+    # A match that no longer waits is 404 to anyone not seated at it (services.match_join).
     "matches_join_create": (
         *TOKEN,
         *BODY,
@@ -447,7 +448,6 @@ OPERATION_CODES: dict[str, tuple[str, ...]] = {
         "already_seated",
         "seat_taken",
         "too_many_active_matches",
-        "match_finished",
         "throttled",
     ),  # fmt: skip
     "matches_leave_create": (*TOKEN, "not_found", "match_finished", "throttled"),
