@@ -35,8 +35,13 @@ def test_the_schema_offers_the_domains_choices_and_ranges(components):
         LONE_LEAD_CHOICES
     )
     assert set(options) == set(E.Options().to_dict())  # every option, no other
-    action = components["MatchActionInputRequest"]["properties"]
-    assert components[action["type"]["$ref"].rsplit("/", 1)[1]]["enum"] == list(E.ACTION_TYPES)
+    # The action request: a oneOf on type, one variant per engine action type, each with
+    # the fields the engine takes for it (and expected_seq).
+    action = components["ActionRequest"]
+    assert list(action["discriminator"]["mapping"]) == list(E.ACTION_TYPES)
+    for kind, ref in action["discriminator"]["mapping"].items():
+        variant = components[ref.rsplit("/", 1)[1]]["properties"]
+        assert set(variant) == {"type", "expected_seq", *E.ACTION_FIELDS[kind]}
 
 
 def test_a_computer_seat_without_a_level_gets_the_default_from_the_service():
