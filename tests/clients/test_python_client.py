@@ -1,0 +1,51 @@
+"""Proof by a generated client (issue 11): openapi-python-client makes a Python client from
+the schema, and python_play.py plays a whole match against a live server through it alone."""
+
+import json
+import os
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+from games.models import Match, MatchStatus
+from tests.clients.support import CLIENTS, run, schema_file
+from tests.games.server_support import ApiServer
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
+
+GENERATOR = shutil.which("openapi-python-client", path=str(Path(sys.executable).parent))
+
+
+@pytest.fixture
+def server():
+    api = ApiServer(COMPUTER_MOVE_DELAY="0").start()
+    yield api
+    api.stop()
+
+
+def generate(schema: Path, directory: Path) -> Path:
+    """The client package `euchre_client`, generated into `directory` (never committed)."""
+    assert GENERATOR, "openapi-python-client is missing: pip install -e '.[test]'"
+    config = directory / "generator.yaml"
+    config.write_text("package_name_override: euchre_client\nproject_name_override: euchre-client\n")
+    out = directory / "euchre_client"
+    run([GENERATOR, "generate", "--path", str(schema), "--config", str(config),
+         "--meta", "none", "--output-path", str(out)], directory, timeout=120)  # fmt: skip
+    assert (out / "api" / "matches" / "matches_actions_create.py").exists()
+    return directory
+
+
+def test_a_generated_python_client_plays_a_whole_match(server, tmp_path):
+    package_dir = generate(schema_file(tmp_path), tmp_path)
+    output = run(
+        [sys.executable, str(CLIENTS / "python_play.py"), server.url], tmp_path, timeout=300,
+        **{**os.environ, "PYTHONPATH": str(package_dir)},
+    )  # fmt: skip
+    result = json.loads(output.strip().splitlines()[-1])
+    match = Match.objects.get(pk=result["match"])
+    assert match.status == MatchStatus.FINISHED
+    assert [match.score_ns, match.score_we] == result["scores"]
+    assert match.winner_team == result["winner_team"]
+    assert result["actions"] > 0 and result["hands"] == match.hands_played
