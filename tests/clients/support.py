@@ -22,5 +22,6 @@ def run(command: list[str], cwd: Path, timeout: float, **env: str) -> str:
     done = subprocess.run(
         command, cwd=cwd, capture_output=True, text=True, timeout=timeout, env=env or None
     )
-    assert done.returncode == 0, f"{' '.join(command)}:\n{done.stdout[-4000:]}\n{done.stderr[-4000:]}"
+    said = f"{done.stdout[-4000:]}\n{done.stderr[-4000:]}"
+    assert done.returncode == 0, f"{' '.join(command)}:\n{said}"
     return done.stdout

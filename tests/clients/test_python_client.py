@@ -29,7 +29,7 @@ def generate(schema: Path, directory: Path) -> Path:
     """The client package `euchre_client`, generated into `directory` (never committed)."""
     assert GENERATOR, "openapi-python-client is missing: pip install -e '.[test]'"
     config = directory / "generator.yaml"
-    config.write_text("package_name_override: euchre_client\nproject_name_override: euchre-client\n")
+    config.write_text("package_name_override: euchre_client\n")
     out = directory / "euchre_client"
     run([GENERATOR, "generate", "--path", str(schema), "--config", str(config),
          "--meta", "none", "--output-path", str(out)], directory, timeout=120)  # fmt: skip
