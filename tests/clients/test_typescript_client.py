@@ -4,6 +4,7 @@ a whole match against a live server through openapi-fetch. The npm packages are 
 in tests/clients/ts/package-lock.json and installed by bin/clients-up (run by bin/test)."""
 
 import json
+import re
 import shutil
 
 import pytest
@@ -17,6 +18,38 @@ pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 TS = CLIENTS / "ts"
 BIN = TS / "node_modules" / ".bin"
 NODE = shutil.which("node")
+
+
+def untyped_reads(source: str) -> dict[str, list[str]]:
+    """The script's lines that read the schema untyped or dodge the types (`any`, a cast,
+    a string-keyed index), by the top-level function they are in ("" outside any)."""
+    found: dict[str, list[str]] = {}
+    function = ""
+    for line in source.splitlines():
+        if started := re.match(r"(?:export )?(?:async )?function (\w+)", line):
+            function = started.group(1)
+        elif line.startswith("}"):
+            function = ""
+        code = line.split("//")[0]
+        if code.lstrip().startswith(("*", "/*", "type ", "import ")):
+            continue
+        if re.search(r"\bany\b|\bas (?!const\b)\w|\[\s*\"", code):
+            found.setdefault(function, []).append(line.strip())
+    return found
+
+
+def test_the_play_script_reads_the_generated_types_only():
+    """No `any`, no cast, no string-keyed read in play.ts but in the functions its UNTYPED
+    table names (each blocked by a free-form part of the schema), and none stale there."""
+    source = (TS / "play.ts").read_text()
+    table = re.search(r"export const UNTYPED = \{(.*?)\};", source, re.DOTALL)
+    assert table, "play.ts has no UNTYPED table"
+    untyped = set(re.findall(r"^\s*(\w+):", table.group(1), re.MULTILINE))
+    reads = untyped_reads(source)
+    outside = {f: lines for f, lines in reads.items() if f not in untyped}
+    assert not outside, f"untyped reads outside UNTYPED: {outside}"
+    stale = untyped - set(reads)
+    assert not stale, f"UNTYPED names functions that read nothing untyped now: {stale}"
 
 
 @pytest.fixture
