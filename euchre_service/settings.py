@@ -219,9 +219,18 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
+    "ENUM_NAME_OVERRIDES": {
+        "Card": "games.api_schema.CARDS",
+        "Suit": "games.api_schema.SUITS",
+        "SeatName": "games.engine.SEAT_NAMES",
+        "MatchStatus": "games.models.MatchStatus",
+        "HintStatus": "games.models.HintStatus",
+        "HintFailure": "games.api_schema.HINT_FAILURES",
+    },
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "games.streams.schema_hook",
+        "games.api_schema.schema_hook",  # after the stream is described
     ],
 }
 

@@ -6,7 +6,13 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError as DjangoValidationError
-from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from drf_spectacular.utils import (
+    OpenApiExample,
+    OpenApiParameter,
+    PolymorphicProxySerializer,
+    extend_schema,
+    inline_serializer,
+)
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from knox import views as knox_views
 from knox.views import LoginView as KnoxLoginView
@@ -20,22 +26,25 @@ from rest_framework.views import APIView
 from games import accounts, hints, selectors, services
 from games import engine as E
 from games.api_classes import TokenAuthentication
-from games.api_support import (
-    ERROR_RESPONSES,
-    JsonErrorsMixin,
-    StrictBooleanField,
-    StrictSerializer,
+from games.api_schema import (
+    ACTION_REQUESTS,
+    CARDS,
+    HintSerializer,
+    LoggedEventField,
+    MatchEventField,
+    OptionsSerializer,
+    PlayerViewSerializer,
+    SeatSerializer,
 )
+from games.api_support import JsonErrorsMixin, StrictBooleanField, StrictSerializer
 from games.engine import LONE_LEAD_CHOICES, TARGET_SCORE_MAX, TARGET_SCORE_MIN
 from games.errors import BadInput, Conflict
 from games.levels import LEVELS
-from games.models import HintStatus, MatchStatus
+from games.models import MatchStatus
 from games.throttling import ServiceThrottle, WritesThrottle
 
 # Visible ASCII, no spaces: a UUID, base64 or hex token all fit.
 IDEMPOTENCY_KEY = re.compile(r"[!-~]{1,128}")
-
-ERRORS = ERROR_RESPONSES
 
 
 class MatchViewSerializer(serializers.Serializer):
@@ -44,7 +53,7 @@ class MatchViewSerializer(serializers.Serializer):
     id = serializers.UUIDField()
     status = serializers.ChoiceField(choices=MatchStatus.choices)
     seq = serializers.IntegerField(help_text="The newest event's sequence number.")
-    options = serializers.DictField()
+    options = OptionsSerializer()
     hints_allowed = StrictBooleanField()
     turn_seconds = serializers.IntegerField(
         allow_null=True, help_text="The turn timer, if the match has one."
@@ -55,7 +64,7 @@ class MatchViewSerializer(serializers.Serializer):
     scores = serializers.ListField(child=serializers.IntegerField())
     winner_team = serializers.IntegerField(allow_null=True)
     hands_played = serializers.IntegerField()
-    seats = serializers.ListField(child=serializers.DictField())
+    seats = SeatSerializer(many=True)
     created_at = serializers.CharField()
     finished_at = serializers.CharField(allow_null=True)
     you = serializers.IntegerField(
@@ -63,11 +72,60 @@ class MatchViewSerializer(serializers.Serializer):
         allow_null=True,
         help_text="Your seat, 0 south to 3 east (null once you left).",
     )
-    view = serializers.DictField(
+    view = PlayerViewSerializer(
         required=False,
         help_text="The rules engine's view of your seat (docs/rules.md): your cards, the "
-        "bidding, trump, tricks, scores, whose turn, and your legal actions.",
+        "bidding, trump, tricks, scores, whose turn, and your legal actions. Absent once "
+        "you left the match.",
     )
+
+
+class ReplayedHandSerializer(serializers.Serializer):
+    hand = serializers.IntegerField(min_value=1)
+    dealer = serializers.IntegerField(min_value=0, max_value=3)
+    deck = serializers.ListField(child=serializers.ChoiceField(choices=CARDS))
+    salt = serializers.CharField()
+    commitment = serializers.CharField(help_text='sha256 of "<salt>:<deck>".')
+    commitment_verified = serializers.BooleanField()
+    hands = serializers.ListField(
+        child=serializers.ListField(child=serializers.ChoiceField(choices=CARDS)),
+        help_text="Each seat's five cards as dealt, south to east.",
+    )
+    kitty = serializers.ListField(child=serializers.ChoiceField(choices=CARDS))
+    events = serializers.ListField(child=LoggedEventField())
+
+    class Meta:
+        ref_name = "ReplayedHand"
+
+
+class MatchSummarySerializer(serializers.Serializer):
+    """A match, seen by no seat in particular."""
+
+    id = serializers.UUIDField()
+    status = serializers.ChoiceField(choices=MatchStatus.choices)
+    seq = serializers.IntegerField(help_text="The newest event's sequence number.")
+    options = OptionsSerializer()
+    hints_allowed = StrictBooleanField()
+    turn_seconds = serializers.IntegerField(allow_null=True)
+    turn_deadline = serializers.CharField(allow_null=True)
+    scores = serializers.ListField(child=serializers.IntegerField())
+    winner_team = serializers.IntegerField(allow_null=True)
+    hands_played = serializers.IntegerField()
+    seats = SeatSerializer(many=True)
+    created_at = serializers.CharField()
+    finished_at = serializers.CharField(allow_null=True)
+
+
+class ReplaySerializer(MatchSummarySerializer):
+    """A finished match, hand by hand."""
+
+    setup = serializers.ListField(
+        child=LoggedEventField(), help_text="The events before the first deal."
+    )
+    hands = ReplayedHandSerializer(many=True)
+
+    class Meta:
+        ref_name = "Replay"
 
 
 class MatchPageSerializer(serializers.Serializer):
@@ -125,9 +183,12 @@ class RegisterApi(APIView):
                 "Registered",
                 {"id": serializers.IntegerField(), "username": serializers.CharField()},
             ),
-            **ERRORS,
         },
         summary="Create an account",
+        description=(
+            "A username (stored NFKC-normalised, unique ignoring case) and a password (Django's "
+            "password rules). Then sign in with POST /auth/token."
+        ),
     )
     def post(self, request: Request) -> Response:
         serializer = self.RegisterInputSerializer(data=request.data)
@@ -160,9 +221,13 @@ class TokenApi(KnoxLoginView):
             200: inline_serializer(
                 "Token", {"token": serializers.CharField(), "expiry": serializers.CharField()}
             ),
-            **ERRORS,
         },
         summary="Sign in: a token for this device",
+        description=(
+            "A new token for this device, sent as `Authorization: Token <token>`. Wrong passwords"
+            " are limited per username (429). A user keeps at most 50 tokens: one more retires "
+            "the least used."
+        ),
     )
     def post(self, request: Request, format: Any = None) -> Response:
         serializer = self.TokenInputSerializer(data=request.data)
@@ -247,9 +312,13 @@ class MatchListCreateApi(APIView):
 
     @extend_schema(
         parameters=[MatchListCreateFilterSerializer],
-        responses={200: MatchPageSerializer, **ERRORS},
+        responses={200: MatchPageSerializer},
         operation_id="matches_list",
         summary="Your matches, newest first",
+        description=(
+            "The matches you sit at (or sat at), newest first, paged (`page`, `page_size` up to "
+            "100; a page past the last is 404), optionally by status."
+        ),
     )
     def get(self, request: Request) -> Response:
         filters = self.MatchListCreateFilterSerializer(data=request.query_params)
@@ -265,8 +334,13 @@ class MatchListCreateApi(APIView):
 
     @extend_schema(
         request=MatchListCreateInputSerializer,
-        responses={201: MatchViewSerializer, **ERRORS},
+        responses={201: MatchViewSerializer},
         summary="Create a match: you, open seats and computer players",
+        description=(
+            "Four seats (south, west, north, east), exactly one of kind `me`; the others `open` "
+            "(for people to join) or `computer` with a level. The match starts when every seat is"
+            " taken. Answers your view of the new match."
+        ),
     )
     def post(self, request: Request) -> Response:
         serializer = self.MatchListCreateInputSerializer(data=request.data)
@@ -302,9 +376,12 @@ class GuestApi(APIView):
                     "username": serializers.CharField(),
                 },
             ),
-            **ERRORS,
         },
         summary="Play as a guest: a new account and its token",
+        description=(
+            "A new guest account with a generated name and a token for it: play at once, no "
+            "password."
+        ),
     )
     def post(self, request: Request) -> Response:
         user, token, expiry = accounts.guest_create()
@@ -317,7 +394,12 @@ class GuestApi(APIView):
 class LogoutApi(knox_views.LogoutView):
     authentication_classes = [TokenAuthentication]  # knox's views name knox's own class
 
-    @extend_schema(request=None, responses={204: None, **ERRORS}, summary="Revoke this token")
+    @extend_schema(
+        request=None,
+        responses={204: None},
+        summary="Revoke this token",
+        description="The token sent with this request stops working.",
+    )
     def post(self, request: Request, format: Any = None) -> Response:
         return super().post(request, format)
 
@@ -325,7 +407,12 @@ class LogoutApi(knox_views.LogoutView):
 class LogoutAllApi(knox_views.LogoutAllView):
     authentication_classes = [TokenAuthentication]
 
-    @extend_schema(request=None, responses={204: None, **ERRORS}, summary="Revoke all your tokens")
+    @extend_schema(
+        request=None,
+        responses={204: None},
+        summary="Revoke all your tokens",
+        description="Every token of yours, on every device, stops working.",
+    )
     def post(self, request: Request, format: Any = None) -> Response:
         return super().post(request, format)
 
@@ -335,7 +422,15 @@ def _seat_of(match: Any, user: Any) -> int | None:
 
 
 class MatchDetailApi(APIView):
-    @extend_schema(responses={200: MatchViewSerializer, **ERRORS}, summary="Your view of a match")
+    @extend_schema(
+        responses={200: MatchViewSerializer},
+        summary="Your view of a match",
+        description=(
+            "The match summary and your seat's view: your cards, the upcard, bids, trump, "
+            "tricks, scores, whose turn, and your legal actions (post one of them to "
+            ".../actions)."
+        ),
+    )
     def get(self, request: Request, match_id: str) -> Response:
         match, seat = selectors.match_for_user(match_id=match_id, user=request.user)
         return Response(selectors.player_view_get(match=match, seat=seat))
@@ -352,8 +447,13 @@ class MatchJoinApi(APIView):
 
     @extend_schema(
         request=MatchJoinInputSerializer,
-        responses={200: MatchViewSerializer, **ERRORS},
+        responses={200: MatchViewSerializer},
         summary="Take an open seat",
+        description=(
+            "Take the first open seat, or the one named by `seat`, of a match that waits for "
+            "players (an invitation is its id). A match that is no longer waiting is 404 to "
+            "anyone not seated at it."
+        ),
     )
     def post(self, request: Request, match_id: str) -> Response:
         serializer = self.MatchJoinInputSerializer(data=request.data)
@@ -373,8 +473,12 @@ class MatchLeaveApi(APIView):
 
     @extend_schema(
         request=None,
-        responses={200: MatchViewSerializer, **ERRORS},
+        responses={200: MatchViewSerializer},
         summary="Leave: a computer player takes your seat",
+        description=(
+            "A computer player plays your seat from now on; you no longer see its cards (`you` is"
+            " null). When the last person leaves, the match is abandoned."
+        ),
     )
     def post(self, request: Request, match_id: str) -> Response:
         match = services.match_leave(match_id=match_id, user=request.user)  # 404 if no seat
@@ -385,8 +489,12 @@ class MatchLeaveApi(APIView):
 class MatchReturnApi(APIView):
     @extend_schema(
         request=None,
-        responses={200: MatchViewSerializer, **ERRORS},
+        responses={200: MatchViewSerializer},
         summary="Take your seat back after your turn timer ran out",
+        description=(
+            "After your turn timer ran out a computer plays for you (`away` on your seat); this "
+            "takes your seat back (acting does too)."
+        ),
     )
     def post(self, request: Request, match_id: str) -> Response:
         services.seat_return(match_id=match_id, user=request.user)
@@ -411,7 +519,22 @@ class MatchActionApi(APIView):
         )
 
     @extend_schema(
-        request=MatchActionInputSerializer,
+        request=PolymorphicProxySerializer(
+            component_name="Action",  # for the request: ActionRequest
+            serializers=ACTION_REQUESTS,
+            resource_type_field_name="type",
+        ),
+        examples=[
+            OpenApiExample(name, value=value, request_only=True)
+            for name, value in (
+                ("pass", {"type": "pass", "expected_seq": 7}),
+                ("order up", {"type": "order_up", "alone": False}),
+                ("call hearts alone", {"type": "call", "suit": "H", "alone": True}),
+                ("discard", {"type": "discard", "card": "9C"}),
+                ("defend alone", {"type": "defend_alone"}),
+                ("play", {"type": "play", "card": "JH", "expected_seq": 12}),
+            )
+        ],
         parameters=[
             OpenApiParameter(
                 "Idempotency-Key",
@@ -428,8 +551,15 @@ class MatchActionApi(APIView):
                 "1 to 128 visible ASCII characters (else 400 invalid_idempotency_key).",
             )
         ],
-        responses={200: MatchViewSerializer, **ERRORS},
+        responses={200: MatchViewSerializer},
         summary="Bid, discard or play",
+        description=(
+            "One action of your seat's `legal_actions`: `pass`, `order_up`, `call`, `discard`, "
+            "`defend_alone` or `play`. Send `expected_seq` (the seq you last saw) to be refused "
+            "with 409 stale_sequence rather than act on a table that moved, and an `Idempotency-"
+            "Key` to retry safely. A rule broken is 400 (malformed), 409 (not your turn) or 422 "
+            "(illegal), with `seq`. Answers your view after the action."
+        ),
     )
     def post(self, request: Request, match_id: str) -> Response:
         match, seat = selectors.match_for_user(match_id=match_id, user=request.user)
@@ -467,13 +597,17 @@ class MatchEventsApi(APIView):
             200: inline_serializer(
                 "Events",
                 {
-                    "seq": serializers.IntegerField(),
-                    "events": serializers.ListField(child=serializers.DictField()),
+                    "seq": serializers.IntegerField(help_text="The match's newest event."),
+                    "events": serializers.ListField(child=MatchEventField()),
                 },
             ),
-            **ERRORS,
         },
         summary="The log as you may see it",
+        description=(
+            "The match's events after `after` (a seq), each as your seat may see it: before the "
+            "match is finished a deal shows no deck or salt but your cards, and a discard its "
+            "card to the dealer alone."
+        ),
     )
     def get(self, request: Request, match_id: str) -> Response:
         match, seat = selectors.match_for_user(match_id=match_id, user=request.user)
@@ -488,17 +622,14 @@ class MatchEventsApi(APIView):
 class MatchReplayApi(APIView):
     @extend_schema(
         responses={
-            200: inline_serializer(
-                "Replay",
-                {
-                    "id": serializers.UUIDField(),
-                    "setup": serializers.ListField(child=serializers.DictField()),
-                    "hands": serializers.ListField(child=serializers.DictField()),
-                },
-            ),
-            **ERRORS,
+            200: ReplaySerializer,
         },
         summary="A finished match, every hand with its deal",
+        description=(
+            "Every hand of a finished match: its deck, salt and commitment (and whether they "
+            "agree), each seat's cards, the kitty, and its events as logged. 409 "
+            "match_not_finished before the end."
+        ),
     )
     def get(self, request: Request, match_id: str) -> Response:
         match, _seat = selectors.match_for_user(match_id=match_id, user=request.user)
@@ -510,31 +641,19 @@ class MatchReplayApi(APIView):
 # ---------------------------------------------------------------- hints
 
 
-class HintSerializer(serializers.Serializer):
-    id = serializers.UUIDField()
-    match = serializers.UUIDField()
-    seat = serializers.IntegerField()
-    seq = serializers.IntegerField(help_text="The position the hint is for.")
-    status = serializers.ChoiceField(choices=HintStatus.choices)
-    action = serializers.DictField(allow_null=True, help_text="The suggested action, when done.")
-    explanation = serializers.CharField(allow_null=True)
-    code = serializers.CharField(
-        allow_null=True,
-        help_text=(
-            "Why a failed hint failed: hint_failed (working it out raised), hint_timed_out "
-            "(not worked out in time), hint_service_unavailable (it could not be queued)."
-        ),
-    )
-
-
 class HintRequestApi(APIView):
     throttle_classes = [ServiceThrottle]
     throttle_scope = "actions"
 
     @extend_schema(
         request=None,
-        responses={202: HintSerializer, **ERRORS},
+        responses={202: HintSerializer},
         summary="Ask for a hint on your turn; poll /hints/{id} for it",
+        description=(
+            "A computer player's suggestion for your turn, worked out in the background: poll GET"
+            " /hints/{id} until its status is done (with `action` and `explanation`) or failed "
+            "(with `code`)."
+        ),
     )
     def post(self, request: Request, match_id: str) -> Response:
         hint = hints.hint_request(match_id=match_id, user=request.user)
@@ -542,7 +661,11 @@ class HintRequestApi(APIView):
 
 
 class HintDetailApi(APIView):
-    @extend_schema(responses={200: HintSerializer, **ERRORS}, summary="A hint you asked for")
+    @extend_schema(
+        responses={200: HintSerializer},
+        summary="A hint you asked for",
+        description="Its status (pending, done or failed), and the suggested action once done.",
+    )
     def get(self, request: Request, hint_id: str) -> Response:
         return Response(hints.hint_body(hints.hint_get(hint_id=hint_id, user=request.user)))
 

@@ -14,6 +14,7 @@ fast, unchecked one the computer players search with.
 """
 
 from .actions import (
+    ACTION_FIELDS,
     ACTION_TYPES,
     PLAY_ACTIONS,
     Action,
@@ -58,6 +59,7 @@ from .cards import (
     trump_order,
 )
 from .deal import hands_from_deck, seeded_deck, shuffled_deck, validate_deck
+from .errors import KINDS as RULE_KINDS
 from .errors import RuleError, RuleKind
 from .options import LONE_LEAD_CHOICES, TARGET_SCORE_MAX, TARGET_SCORE_MIN, Options
 from .outcomes import HAND_SCORED, HAND_THROWN_IN, MATCH_FINISHED, TRICK_WON
@@ -79,6 +81,7 @@ from .state import (
 from .views import full_view, player_view, spectator_view
 
 __all__ = [
+    "ACTION_FIELDS",
     "ACTION_TYPES",
     "Action",
     "action_from_dict",
@@ -107,6 +110,7 @@ __all__ = [
     "validate_deck",
     "RuleError",
     "RuleKind",
+    "RULE_KINDS",
     "Options",
     "BID1",
     "BID2",

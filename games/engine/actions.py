@@ -77,7 +77,8 @@ CALL_ACTIONS = tuple((Action(CALL, suit=s), Action(CALL, suit=s, alone=True)) fo
 DISCARD_ACTIONS = tuple(Action(DISCARD, card=c) for c in DECK)
 PLAY_ACTIONS = tuple(Action(PLAY, card=c) for c in DECK)
 
-_FIELDS = {
+# The fields each type of action takes besides its type (the API's schema is made from it).
+ACTION_FIELDS: dict[str, set[str]] = {
     PASS: set(),
     ORDER_UP: {"alone"},
     CALL: {"suit", "alone"},
@@ -116,12 +117,12 @@ def action_from_dict(data: object) -> Action:
     if not all(type(key) is str for key in data):  # JSON keys are text; sorting needs them so
         raise RuleError("invalid_action", "An action's field names are text.")
     kind = data.get("type")
-    if type(kind) is not str or kind not in _FIELDS:
+    if type(kind) is not str or kind not in ACTION_FIELDS:
         raise RuleError(
             "invalid_action",
             f"Unknown action type {shown(kind)}: use one of {', '.join(ACTION_TYPES)}.",
         )
-    extra = sorted(set(data) - _FIELDS[kind] - {"type"})
+    extra = sorted(set(data) - ACTION_FIELDS[kind] - {"type"})
     if extra:
         names = ", ".join(k if len(k) <= 20 else shown(k) for k in extra[:5])
         raise RuleError("invalid_action", f"A {kind} action takes no field {names}.")

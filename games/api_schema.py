@@ -1,0 +1,591 @@
+"""The OpenAPI contract's typed parts, made from the domain rather than copied from it.
+
+- Event objects: one schema per event type, generated from games/events.py's payload
+  records (REGISTRY; the `seen` record where a seat sees another shape before the match
+  ends), as a `oneOf` with the `type` as discriminator (`MatchEvent`: as a seat may see
+  it; `LoggedEvent`: as logged, for replays of finished matches).
+- Actions: one schema per action type, from the engine's ACTION_FIELDS, for the request
+  (a `oneOf` on `type`, with examples) and for the answers (legal actions, bids).
+- The match view: serializers whose choices are the engine's (phases, cards, suits).
+- Errors: each operation lists the statuses it can answer and, per status, its codes and
+  their meaning from games/error_codes.py (`schema_hook`, a drf-spectacular postprocessing
+  hook run after games.streams.schema_hook).
+"""
+
+import types
+from typing import Any, NotRequired, Union, get_args, get_origin, get_type_hints, is_typeddict
+
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from games import engine as E
+from games import events as V
+from games.api_support import StrictBooleanField, StrictSerializer
+from games.error_codes import CATALOGUE, ENGINE_INTERNAL
+from games.levels import LEVELS
+from games.models import HintStatus, SeatKind
+
+CARDS = [E.card_str(c) for c in E.DECK]
+SUITS = list(E.SUIT_LETTERS)
+PHASES = [E.DEAL, E.BID1, E.DISCARD, E.BID2, E.DEFEND, E.PLAY, E.FINISHED]
+BID_TYPES = [t for t, event in V.ACTION_EVENT_TYPES.items() if event == V.BID]
+
+REF = "#/components/schemas/"
+
+
+def _ref(name: str) -> dict[str, str]:
+    return {"$ref": REF + name}
+
+
+def _camel(name: str) -> str:
+    return "".join(part.capitalize() for part in name.split("_"))
+
+
+# ---------------------------------------------------------------- leaves
+
+CARD = {"type": "string", "enum": CARDS, "description": "A card: rank (9 T J Q K A), suit."}
+SUIT = {"type": "string", "enum": SUITS, "description": "A suit: C, D, H or S."}
+SEAT = {"type": "integer", "minimum": 0, "maximum": 3, "description": "0 south ... 3 east."}
+TEAM = {"type": "integer", "minimum": 0, "maximum": 1, "description": "0 south-north, 1 west-east."}
+SCORES = {
+    "type": "array",
+    "items": {"type": "integer", "minimum": 0},
+    "minItems": 2,
+    "maxItems": 2,
+    "description": "Points of team 0 (south-north) and team 1 (west-east).",
+}
+DECK = {"type": "array", "items": CARD, "minItems": 24, "maxItems": 24}
+
+# A payload field's schema by its name, where its Python type says less than the name:
+# the vocabulary uses one name for one thing (a seat, a deck, the scores) across records.
+FIELD_SCHEMAS: dict[str, dict[str, Any]] = {
+    "seat": SEAT,
+    "dealer": SEAT,
+    "first_dealer": SEAT,
+    "makers": TEAM,
+    "team": TEAM,
+    "winner": TEAM,
+    "upcard": CARD,
+    "card": CARD,
+    "suit": SUIT,
+    "deck": DECK,
+    "cards": {"type": "array", "items": CARD, "maxItems": 5},
+    "scores": SCORES,
+    "options": _ref("Options"),
+    "action": _ref("Action"),
+    "kind": {"type": "string", "enum": [SeatKind.HUMAN.value, SeatKind.COMPUTER.value]},
+    "level": {"type": "string", "enum": list(LEVELS)},
+    "commitment": {"type": "string", "pattern": "^[0-9a-f]{64}$", "description": "sha256 hex."},
+}
+
+
+def _type_schema(name: str, annotation: Any) -> dict[str, Any]:
+    """A payload field's schema from its Python type (and its name, FIELD_SCHEMAS)."""
+    origin, args = get_origin(annotation), get_args(annotation)
+    if origin is NotRequired:
+        return _type_schema(name, args[0])
+    if origin in (Union, types.UnionType):
+        present = [a for a in args if a is not type(None)]
+        schema = dict(_type_schema(name, present[0]))
+        if len(present) == len(args):
+            return schema
+        if "$ref" in schema:
+            return {"allOf": [schema], "nullable": True}
+        return {**schema, "nullable": True}
+    if name in FIELD_SCHEMAS:
+        return dict(FIELD_SCHEMAS[name])
+    if annotation is bool:
+        return {"type": "boolean"}
+    if annotation is int:
+        return {"type": "integer"}
+    if annotation is str:
+        return {"type": "string"}
+    if origin is list:
+        return {"type": "array", "items": _type_schema(name, args[0])}
+    raise TypeError(f"no schema for the payload field {name}: {annotation!r}")
+
+
+def record_schema(record: type) -> dict[str, Any]:
+    """A TypedDict as a closed object schema: its fields, the required ones, no others."""
+    assert is_typeddict(record), record
+    hints = get_type_hints(record, include_extras=True)
+    properties = {name: _type_schema(name, t) for name, t in hints.items()}
+    schema: dict[str, Any] = {
+        "type": "object",
+        "properties": properties,
+        "additionalProperties": False,
+    }
+    required = sorted(record.__required_keys__)  # type: ignore[attr-defined]
+    if required:
+        schema["required"] = required
+    if record.__doc__ and not record.__doc__.startswith(record.__name__ + "("):
+        schema["description"] = record.__doc__.strip()
+    return schema
+
+
+# ---------------------------------------------------------------- actions
+
+ACTION_FIELD_SCHEMAS: dict[str, dict[str, Any]] = {
+    "card": CARD,
+    "suit": SUIT,
+    "alone": {"type": "boolean", "description": "Play alone (your partner sits out)."},
+}
+ACTION_DOCS = {
+    "pass": "Pass (in either round of bidding, or as a defender: not defending alone).",
+    "order_up": "Round one: order the upcard up to the dealer (by the dealer: pick it up).",
+    "call": "Round two: name trump (not the suit turned down).",
+    "discard": "The dealer, after taking the upcard, buries a card. Others see no card.",
+    "defend_alone": "A defender (defending_alone option) declares to defend alone.",
+    "play": "Play a card.",
+}
+
+
+def action_schemas() -> dict[str, dict[str, Any]]:
+    """One schema per action type as the API answers it (legal actions, bids, events),
+    and `Action`, their oneOf on `type`."""
+    components: dict[str, dict[str, Any]] = {}
+    for kind in E.ACTION_TYPES:
+        fields = sorted(E.ACTION_FIELDS[kind])
+        required = ["type"] + [f for f in fields if not (kind == E.ACTION_DISCARD and f == "card")]
+        components[f"{_camel(kind)}Action"] = {
+            "type": "object",
+            "description": ACTION_DOCS[kind],
+            "properties": {
+                "type": {"type": "string", "enum": [kind]},
+                **{f: ACTION_FIELD_SCHEMAS[f] for f in fields},
+            },
+            "required": required,
+            "additionalProperties": False,
+        }
+    components["Action"] = {
+        "oneOf": [_ref(f"{_camel(k)}Action") for k in E.ACTION_TYPES],
+        "discriminator": {
+            "propertyName": "type",
+            "mapping": {k: REF + f"{_camel(k)}Action" for k in E.ACTION_TYPES},
+        },
+    }
+    return components
+
+
+def _action_request(kind: str) -> type[StrictSerializer]:
+    fields: dict[str, serializers.Field] = {
+        "type": serializers.ChoiceField(choices=[kind]),
+        "expected_seq": serializers.IntegerField(
+            min_value=0,
+            required=False,
+            help_text="The seq you last saw; 409 stale_sequence if the match has moved on.",
+        ),
+    }
+    if "card" in E.ACTION_FIELDS[kind]:
+        fields["card"] = serializers.CharField(max_length=3, help_text="e.g. 'JH', 'TD'")
+    if "suit" in E.ACTION_FIELDS[kind]:
+        fields["suit"] = serializers.CharField(max_length=1, help_text="C, D, H or S")
+    if "alone" in E.ACTION_FIELDS[kind]:
+        fields["alone"] = StrictBooleanField(required=False, help_text="Default false.")
+    name = f"{_camel(kind)}Action"  # the request's component: <name>Request
+    return type(name, (StrictSerializer,), {**fields, "__doc__": ACTION_DOCS[kind]})
+
+
+ACTION_REQUESTS = {kind: _action_request(kind) for kind in E.ACTION_TYPES}
+
+
+# ---------------------------------------------------------------- events
+
+EVENT_FIELDS = {
+    "seq": {"type": "integer", "minimum": 1, "description": "Its place in the log."},
+    "seat": {**SEAT, "nullable": True, "description": "The seat it is about, if any."},
+    "created_at": {"type": "string", "format": "date-time"},
+}
+
+
+def event_schemas() -> dict[str, dict[str, Any]]:
+    """Payload records and event objects for every type of games/events.py REGISTRY."""
+    components: dict[str, dict[str, Any]] = {}
+    seen_variants, logged_variants = {}, {}
+    for name, definition in V.REGISTRY.items():
+        camel = _camel(name)
+        records = {definition.payload.__name__: definition.payload}
+        if definition.seen is not None:
+            records[definition.seen.__name__] = definition.seen
+        for record_name, record in records.items():
+            components[f"{record_name}Payload"] = record_schema(record)
+        logged = _ref(f"{definition.payload.__name__}Payload")
+        if definition.seen is None:
+            seen = logged
+        else:  # before the match ends the seen shape; once it is finished, as logged
+            seen = {"oneOf": [_ref(f"{definition.seen.__name__}Payload"), logged]}
+        for suffix, payload, variants in (("Event", seen, seen_variants),
+                                          ("LoggedEvent", logged, logged_variants)):  # fmt: skip
+            component = f"{camel}{suffix}"
+            components[component] = {
+                "type": "object",
+                "description": f"`{name}`: {definition.doc}.",
+                "properties": {
+                    "seq": EVENT_FIELDS["seq"],
+                    "type": {"type": "string", "enum": [name]},
+                    "seat": EVENT_FIELDS["seat"],
+                    "payload": payload,
+                    "created_at": EVENT_FIELDS["created_at"],
+                },
+                "required": ["seq", "type", "seat", "payload", "created_at"],
+            }
+            variants[name] = component
+    for union, variants, doc in (
+        ("MatchEvent", seen_variants,
+         "An event as your seat may see it: before the match is finished a deal shows no "
+         "deck or salt but your cards, and a discard its card to the dealer alone; once it "
+         "is finished, every payload as logged."),
+        ("LoggedEvent", logged_variants, "An event as logged (a finished match's replay)."),
+    ):  # fmt: skip
+        components[union] = {
+            "description": doc,
+            "oneOf": [_ref(c) for c in variants.values()],
+            "discriminator": {
+                "propertyName": "type",
+                "mapping": {name: REF + c for name, c in variants.items()},
+            },
+        }
+    return components
+
+
+@extend_schema_field(_ref("MatchEvent"))
+class MatchEventField(serializers.DictField):
+    pass
+
+
+@extend_schema_field(_ref("LoggedEvent"))
+class LoggedEventField(serializers.DictField):
+    pass
+
+
+@extend_schema_field(_ref("Action"))
+class ActionField(serializers.DictField):
+    pass
+
+
+# ---------------------------------------------------------------- the match view
+
+
+class OptionsSerializer(serializers.Serializer):
+    """The rules the match is played under (docs/rules.md)."""
+
+    target_score = serializers.IntegerField(
+        min_value=E.TARGET_SCORE_MIN, max_value=E.TARGET_SCORE_MAX
+    )
+    stick_the_dealer = serializers.BooleanField()
+    going_alone = serializers.BooleanField()
+    lone_lead = serializers.ChoiceField(choices=E.LONE_LEAD_CHOICES)
+    defending_alone = serializers.BooleanField()
+
+    class Meta:
+        ref_name = "Options"
+
+
+class SeatSerializer(serializers.Serializer):
+    index = serializers.IntegerField(min_value=0, max_value=3)
+    name = serializers.ChoiceField(choices=E.SEAT_NAMES)
+    kind = serializers.ChoiceField(choices=SeatKind.choices)
+    username = serializers.CharField(allow_null=True)
+    level = serializers.ChoiceField(choices=LEVELS, allow_null=True)
+    is_you = serializers.BooleanField()
+    away = serializers.BooleanField(help_text="Its turn timer ran out: a computer plays for it.")
+    present = serializers.BooleanField(help_text="A live stream of theirs is open.")
+
+    class Meta:
+        ref_name = "Seat"
+
+
+class BidSerializer(serializers.Serializer):
+    seat = serializers.IntegerField(min_value=0, max_value=3)
+    type = serializers.ChoiceField(choices=BID_TYPES)
+    suit = serializers.ChoiceField(choices=SUITS, required=False, help_text="A call's.")
+    alone = serializers.BooleanField(required=False, help_text="An order_up's or a call's.")
+
+    class Meta:
+        ref_name = "Bid"
+
+
+class PlayedCardSerializer(serializers.Serializer):
+    seat = serializers.IntegerField(min_value=0, max_value=3)
+    card = serializers.ChoiceField(choices=CARDS)
+
+    class Meta:
+        ref_name = "PlayedCard"
+
+
+class TrickSerializer(serializers.Serializer):
+    leader = serializers.IntegerField(min_value=0, max_value=3)
+    cards = PlayedCardSerializer(many=True)
+    winner = serializers.IntegerField(min_value=0, max_value=3)
+
+    class Meta:
+        ref_name = "Trick"
+
+
+class LastHandSerializer(serializers.Serializer):
+    """How the last hand ended: hand_scored (with its points) or hand_thrown_in."""
+
+    type = serializers.ChoiceField(choices=[V.HAND_SCORED, V.HAND_THROWN_IN])
+    hand = serializers.IntegerField(min_value=1)
+    team = serializers.IntegerField(min_value=0, max_value=1, required=False)
+    points = serializers.IntegerField(min_value=0, required=False)
+    result = serializers.CharField(required=False)
+    makers = serializers.IntegerField(min_value=0, max_value=1, required=False)
+    makers_tricks = serializers.IntegerField(min_value=0, max_value=5, required=False)
+    scores = serializers.ListField(child=serializers.IntegerField(), required=False)
+
+    class Meta:
+        ref_name = "LastHand"
+
+
+def _seat_or_null(help_text: str) -> serializers.IntegerField:
+    return serializers.IntegerField(min_value=0, max_value=3, allow_null=True, help_text=help_text)
+
+
+class HandViewSerializer(serializers.Serializer):
+    """The hand being played, as your seat sees it."""
+
+    upcard = serializers.ChoiceField(choices=CARDS)
+    upcard_fate = serializers.ChoiceField(
+        choices=["face_up", "picked_up", "turned_down", "stays_in_kitty"]
+    )
+    turned_down = serializers.ChoiceField(choices=SUITS, allow_null=True)
+    bids = BidSerializer(many=True)
+    trump = serializers.ChoiceField(choices=SUITS, allow_null=True)
+    maker = _seat_or_null("The seat that made trump.")
+    alone = _seat_or_null("The maker, if playing alone.")
+    defender_alone = _seat_or_null("A defender defending alone.")
+    sitting_out = serializers.ListField(child=serializers.IntegerField(min_value=0, max_value=3))
+    discarded = serializers.BooleanField()
+    hand_sizes = serializers.ListField(child=serializers.IntegerField(min_value=0, max_value=6))
+    current_trick = PlayedCardSerializer(many=True)
+    tricks = TrickSerializer(many=True)
+    tricks_won = serializers.ListField(child=serializers.IntegerField(min_value=0, max_value=5))
+    cards = serializers.ListField(child=serializers.ChoiceField(choices=CARDS))
+    my_discard = serializers.ChoiceField(
+        choices=CARDS, required=False, help_text="The card you buried, if you are the dealer."
+    )
+    commitment = serializers.CharField(help_text="sha256 of the deal, revealed after the hand.")
+
+    class Meta:
+        ref_name = "HandView"
+
+
+class PlayerViewSerializer(serializers.Serializer):
+    """The rules engine's view of your seat (docs/rules.md)."""
+
+    phase = serializers.ChoiceField(choices=PHASES)
+    options = OptionsSerializer()
+    scores = serializers.ListField(child=serializers.IntegerField(min_value=0))
+    winner = serializers.IntegerField(min_value=0, max_value=1, allow_null=True)
+    dealer = serializers.IntegerField(min_value=0, max_value=3)
+    hand_number = serializers.IntegerField(min_value=0)
+    turn = _seat_or_null("Whose turn it is (none while dealing or once finished).")
+    last_hand = LastHandSerializer(allow_null=True)
+    hand = HandViewSerializer(allow_null=True)
+    seat = serializers.IntegerField(min_value=0, max_value=3)
+    seat_name = serializers.ChoiceField(choices=E.SEAT_NAMES)
+    legal_actions = serializers.ListField(
+        child=ActionField(), help_text="What you may do now (empty unless it is your turn)."
+    )
+
+    class Meta:
+        ref_name = "PlayerView"
+
+
+# ---------------------------------------------------------------- error responses
+
+# The codes any request may be answered with, whatever the operation: refusals of the HTTP
+# server (euchre_service/gunicorn_errors.py) and of Django before the view, the body size
+# limit, and a database that is down.
+TRANSPORT_CODES = (
+    "malformed_request",
+    "bad_host",
+    "bad_request",
+    "permission_denied",
+    "payload_too_large",
+    "uri_too_long",
+    "headers_too_large",
+    "expectation_failed",
+    "not_implemented",
+    "service_unavailable",
+)
+# DRF views: content negotiation (Accept, ?format=) and a method the path does not take.
+DRF_CODES = ("not_acceptable", "not_found", "method_not_allowed")
+TOKEN = ("not_authenticated", "authentication_failed")
+BODY = ("invalid_input", "malformed_json", "unsupported_media_type")
+RULES = tuple(sorted(c for c in E.RULE_KINDS if c not in ENGINE_INTERNAL))  # with `seq`
+
+OPERATION_CODES: dict[str, tuple[str, ...]] = {
+    "auth_register_create": (*BODY, "username_taken", "throttled"),
+    "auth_token_create": (*BODY, "authentication_failed", "throttled"),
+    "auth_guest_create": ("throttled",),
+    "auth_logout_create": TOKEN,
+    "auth_logout_all_create": TOKEN,
+    "matches_list": (*TOKEN, "invalid_input", "not_found"),
+    "matches_create": (
+        *TOKEN,
+        *BODY,
+        "invalid_seats",
+        "invalid_level",
+        "invalid_turn_seconds",
+        "invalid_option",
+        "too_many_active_matches",
+        "throttled",
+    ),  # fmt: skip
+    "matches_retrieve": (*TOKEN, "not_found"),
+    "matches_join_create": (
+        *TOKEN,
+        *BODY,
+        "not_found",
+        "already_seated",
+        "seat_taken",
+        "too_many_active_matches",
+        "match_finished",
+        "throttled",
+    ),  # fmt: skip
+    "matches_leave_create": (*TOKEN, "not_found", "match_finished", "throttled"),
+    "matches_return_create": (*TOKEN, "not_found", "not_away", "match_finished"),
+    "matches_actions_create": (
+        *TOKEN,
+        *BODY,
+        "not_found",
+        "invalid_idempotency_key",
+        "idempotency_key_mismatch",
+        "idempotency_key_reused",
+        "stale_sequence",
+        "match_not_started",
+        "match_finished",
+        "throttled",
+        *RULES,
+    ),  # fmt: skip
+    "matches_events_retrieve": (*TOKEN, "invalid_input", "not_found"),
+    "matches_replay_retrieve": (*TOKEN, "not_found", "match_not_finished"),
+    "matches_hints_create": (
+        *TOKEN,
+        "not_found",
+        "hints_disabled",
+        "match_not_active",
+        "not_your_turn",
+        "throttled",
+    ),  # fmt: skip
+    "hints_retrieve": (*TOKEN, "not_found"),
+    # An async view, not DRF's: no content negotiation; its own 405.
+    "matches_stream": (
+        *TOKEN,
+        "invalid_input",
+        "not_found",
+        "method_not_allowed",
+        "stream_needs_asgi",
+    ),  # fmt: skip
+}
+
+
+def operation_codes(operation_id: str) -> list[str]:
+    """Every error code an operation can answer with (its own, then any request's)."""
+    own = OPERATION_CODES[operation_id]
+    drf = () if operation_id == "matches_stream" else DRF_CODES
+    return sorted({*own, *drf, *TRANSPORT_CODES})
+
+
+def _error_response(status: int, codes: list[str]) -> dict[str, Any]:
+    lines = [f"- `{code}`: {CATALOGUE[code].meaning}" for code in codes]
+    return {
+        "description": "\n".join(lines),
+        "x-error-codes": codes,
+        "content": {
+            "application/json": {
+                "schema": _ref("Error"),
+                "examples": {
+                    code: {
+                        "summary": CATALOGUE[code].meaning,
+                        "value": {"code": code, "detail": CATALOGUE[code].meaning},
+                    }
+                    for code in codes
+                },
+            }
+        },
+    }
+
+
+def error_responses(operation_id: str) -> dict[str, dict[str, Any]]:
+    """status -> its response: the operation's codes with that status (500 is no answer
+    the contract makes: a bug, logged)."""
+    by_status: dict[int, list[str]] = {}
+    for code in operation_codes(operation_id):
+        for status in CATALOGUE[code].statuses:
+            if status >= 400:
+                by_status.setdefault(status, []).append(code)
+    return {str(s): _error_response(s, codes) for s, codes in sorted(by_status.items())}
+
+
+ERROR_SCHEMAS: dict[str, dict[str, Any]] = {
+    "Error": {
+        "type": "object",
+        "description": "Every error under /api/ (docs/errors.md).",
+        "properties": {
+            "code": {
+                "type": "string",
+                "description": "Stable, for programs to switch on: each operation lists its "
+                "codes per status. Treat a code you do not know by its status.",
+            },
+            "detail": {"type": "string", "description": "A sentence for a person."},
+            "errors": {**_ref("FieldErrors"), "description": "Per-field problems (400 only)."},
+            "seq": {"type": "integer", "description": "The match's newest event."},
+            "retry_after": {"type": "integer", "description": "Seconds (429 only)."},
+        },
+        "required": ["code", "detail"],
+    },
+    "FieldErrors": {
+        "type": "object",
+        "description": "Field name (or list index) -> its problems, or a nested field's.",
+        "additionalProperties": {
+            "oneOf": [
+                {"type": "array", "items": {"oneOf": [{"type": "string"}, _ref("FieldErrors")]}},
+                _ref("FieldErrors"),
+            ]
+        },
+    },
+}
+
+
+def schema_hook(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+    """drf-spectacular postprocessing: the generated event and action schemas, and each
+    operation's error responses."""
+    schemas = result.setdefault("components", {}).setdefault("schemas", {})
+    schemas.update(ERROR_SCHEMAS)
+    schemas.update(action_schemas())
+    schemas.update(event_schemas())
+    for operations in result["paths"].values():
+        for operation in operations.values():
+            operation_id = operation.get("operationId")
+            if operation_id not in OPERATION_CODES:
+                continue
+            responses = {
+                s: r for s, r in operation["responses"].items() if not s.startswith(("4", "5"))
+            }
+            responses.update(error_responses(operation_id))
+            operation["responses"] = responses
+    return result
+
+
+HINT_FAILURES = [c for c, entry in CATALOGUE.items() if entry.statuses[0] < 400]
+
+
+class HintSerializer(serializers.Serializer):
+    id = serializers.UUIDField()
+    match = serializers.UUIDField()
+    seat = serializers.IntegerField(min_value=0, max_value=3)
+    seq = serializers.IntegerField(help_text="The position the hint is for.")
+    status = serializers.ChoiceField(choices=HintStatus.choices)
+    action = ActionField(allow_null=True, help_text="The suggested action, when done.")
+    explanation = serializers.CharField(allow_null=True)
+    code = serializers.ChoiceField(
+        choices=HINT_FAILURES,
+        allow_null=True,
+        help_text="Why a failed hint failed: "
+        + "; ".join(f"{c}: {CATALOGUE[c].meaning}" for c in HINT_FAILURES),
+    )
+
+    class Meta:
+        ref_name = "Hint"
