@@ -549,13 +549,55 @@ ERROR_SCHEMAS: dict[str, dict[str, Any]] = {
 }
 
 
+def view_per_phase(view: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """The seat's view (PlayerViewSerializer's schema) cut by phase: a `oneOf` on `phase`,
+    each phase with the actions it takes (E.PHASE_ACTIONS) as its legal actions; while
+    dealing and once the match is over no one acts (while dealing `hand` is null)."""
+    components: dict[str, dict[str, Any]] = {}
+    for phase in PHASES:
+        kinds = E.PHASE_ACTIONS.get(phase, ())
+        properties = dict(view["properties"])
+        properties["phase"] = {"type": "string", "enum": [phase]}
+        legal: dict[str, Any] = {"type": "array", "description": "What you may do now "
+                                 "(empty unless it is your turn)."}  # fmt: skip
+        if kinds:
+            items = [_ref(f"{_camel(k)}Action") for k in kinds]
+            legal["items"] = items[0] if len(items) == 1 else {
+                "oneOf": items,
+                "discriminator": {
+                    "propertyName": "type",
+                    "mapping": {k: REF + f"{_camel(k)}Action" for k in kinds},
+                },
+            }  # fmt: skip
+        else:
+            legal["items"] = _ref("Action")
+            legal["maxItems"] = 0  # and `turn` is null
+        properties["legal_actions"] = legal
+        components[f"PlayerView{_camel(phase)}"] = {
+            **view,
+            "description": f"Your view in the phase `{phase}`.",
+            "properties": properties,
+        }
+    components["PlayerView"] = {
+        "description": view.get("description", ""),
+        "oneOf": [_ref(name) for name in components],
+        "discriminator": {
+            "propertyName": "phase",
+            "mapping": {p: REF + f"PlayerView{_camel(p)}" for p in PHASES},
+        },
+    }
+    return components
+
+
 def schema_hook(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
-    """drf-spectacular postprocessing: the generated event and action schemas, and each
-    operation's error responses."""
+    """drf-spectacular postprocessing: the generated event and action schemas, the view
+    per phase, and each operation's error responses."""
     schemas = result.setdefault("components", {}).setdefault("schemas", {})
     schemas.update(ERROR_SCHEMAS)
     schemas.update(action_schemas())
     schemas.update(event_schemas())
+    schemas.update(view_per_phase(schemas["PlayerView"]))
+    del schemas["PhaseEnum"]  # the field's enum, now one value per phase
     for operations in result["paths"].values():
         for operation in operations.values():
             operation_id = operation.get("operationId")

@@ -13,7 +13,6 @@ from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
-from games.error_codes import error_statuses
 from games.errors import ServiceError
 
 
@@ -147,18 +146,6 @@ class StrictSerializerSchema(OpenApiSerializerExtension):
                     prop["maxItems"] = field.max_length
         return schema
 
-
-class ErrorSerializer(serializers.Serializer):
-    code = serializers.CharField(help_text="Stable, for programs to switch on.")
-    detail = serializers.CharField(help_text="A sentence for a person.")
-    errors = serializers.DictField(required=False, help_text="Per-field problems (400 only).")
-    seq = serializers.IntegerField(required=False, help_text="The match's newest event.")
-    retry_after = serializers.IntegerField(required=False, help_text="Seconds (429 only).")
-
-
-# Every error status of the catalogue (games/error_codes.py) but a server's own failure
-# (a 503 is an answer: stream_needs_asgi, a database that is down), documented on each operation.
-ERROR_RESPONSES = {status: ErrorSerializer for status in error_statuses() if status != 500}
 
 _CODES = {
     exceptions.NotAuthenticated: "not_authenticated",

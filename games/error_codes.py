@@ -1,14 +1,17 @@
 """Every error `code` the API answers with: the one list, with its HTTP statuses and meaning.
 
 The API's error body is `{"code", "detail"}`; clients switch on `code`. This module is the
-source of truth: the OpenAPI schema documents every status in it (a rules-engine code's
-status follows from its kind, games.errors.ERROR_OF_KIND; a test checks they agree),
-docs/errors.md is generated from it (`python -m games.error_codes > docs/errors.md`), and
-tests/games/test_error_codes.py checks that every code the code base can raise is here and
-that the page matches.
+source of truth: each operation of the OpenAPI schema lists the codes it can answer with,
+by status, with their meaning from here (games/api_schema.py OPERATION_CODES; a
+rules-engine code's status follows from its kind, games.errors.ERROR_OF_KIND; a test
+checks they agree), docs/errors.md is generated from it
+(`python -m games.error_codes > docs/errors.md`), and tests/games/test_error_codes.py checks
+that every code the code base can raise is here and that the page matches.
 
-Adding a code is one line in CATALOGUE (then regenerate docs/errors.md); a new code of the
-rules engine is a line in games/engine/errors.py KINDS too, which gives its status.
+Adding a code is one line in CATALOGUE (then regenerate docs/errors.md), and the code in
+games/api_schema.py OPERATION_CODES for each operation that answers it (then regenerate
+openapi.yaml); a new code of the rules engine is a line in games/engine/errors.py KINDS too,
+which gives its status (the action operation lists every one).
 Pure Python, no Django: the hostile-client suite's schemathesis hooks import it too.
 """
 
@@ -98,11 +101,6 @@ CATALOGUE: dict[str, ErrorCode] = {
 # Codes of the rules engine that no request can reach (the engine's own checks of what the
 # service hands it); tests/games/test_error_codes.py knows them, the API never answers them.
 ENGINE_INTERNAL = {"invalid_deck", "inconsistent_sample", "invalid_seed", "invalid_state"}
-
-
-def error_statuses() -> list[int]:
-    """Every error status (4xx, 5xx) some code is answered with, in order."""
-    return sorted({s for entry in CATALOGUE.values() for s in entry.statuses if s >= 400})
 
 
 def render_markdown() -> str:

@@ -63,7 +63,8 @@ _PHASE_WORDS = {
     PLAY: "the play: play a card",
     FINISHED: "the match is over",
 }
-_PHASE_ACTIONS = {
+# The action types each phase takes (none while dealing or once the match is over).
+PHASE_ACTIONS: dict[str, tuple[str, ...]] = {
     BID1: (A.PASS, A.ORDER_UP),
     DISCARD: (A.DISCARD,),
     BID2: (A.PASS, A.CALL),
@@ -602,7 +603,7 @@ class MatchState:
             return RuleError("invalid_action", "That is not an action.")
         phase = self.phase
         kind = action.type
-        if kind not in _PHASE_ACTIONS[phase]:
+        if kind not in PHASE_ACTIONS[phase]:
             return RuleError("wrong_phase", f"You cannot {kind} now: {self._phase_words()}.")
         card, suit, alone = action.card, action.suit, action.alone
         if (card is not None or kind in (A.PLAY, A.DISCARD)) and (

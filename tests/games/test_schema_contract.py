@@ -220,7 +220,7 @@ def test_what_the_service_answers_is_what_the_schema_says(served, player, option
     end (a deal without deck or salt but with the seat's cards, others' discards without
     the card), as logged once it is over, and the replay, each validated against
     the committed schema."""
-    from tests.games.helpers import act, create_match, view
+    from tests.games.helpers import OPEN, act, create_match, view
 
     _user, client = player
     match_id = create_match(client, options=options)["id"]
@@ -249,7 +249,13 @@ def test_what_the_service_answers_is_what_the_schema_says(served, player, option
             types_seen.add(event["type"])
         body = view(client, match_id)
     assert body["status"] == "finished"
-    assert {"bid1", "play", "finished"} <= phases
+    waiting = view(client, create_match(client, OPEN)["id"])  # no hand dealt yet
+    check_view.validate(waiting)
+    phases.add(waiting["view"]["phase"])
+    assert {"deal", "bid1", "play", "finished"} <= phases, phases
+    wrong = {**body, "view": {**body["view"], "phase": "bid1"}}  # bid1 with no legal pass
+    wrong["view"]["legal_actions"] = [{"type": "play", "card": "JH"}]
+    assert not check_view.is_valid(wrong)
     for event in client.get(f"/api/v1/matches/{match_id}/events").json()["events"]:
         check_event.validate(event)
     replay = client.get(f"/api/v1/matches/{match_id}/replay").json()
