@@ -70,8 +70,8 @@ def fail(what: str, answer: object) -> NoReturn:
 
 def sign_in(base_url: str) -> AuthenticatedClient:
     with Client(base_url=base_url, timeout=TIMEOUT) as anonymous:
-        # (the generated signature asks for an AuthenticatedClient although the operation
-        # declares `security: [{}]`, anonymous allowed: openapi-python-client's choice)
+        # The generated signature asks for an AuthenticatedClient although the operation
+        # declares `security: [{}]` (anonymous allowed): openapi-python-client issue #1372.
         guest = auth_guest_create.sync(client=anonymous)  # type: ignore[arg-type]
     if not isinstance(guest, GuestToken):
         fail("guest sign-in", guest)

@@ -17,11 +17,13 @@ def schema_file(directory: Path) -> Path:
     return path
 
 
-def run(command: list[str], cwd: Path, timeout: float, **env: str) -> str:
+def run(
+    command: list[str], cwd: Path, timeout: float, **env: str
+) -> subprocess.CompletedProcess[str]:
     """Runs a command; its whole output in the assertion when it fails."""
     done = subprocess.run(
         command, cwd=cwd, capture_output=True, text=True, timeout=timeout, env=env or None
     )
     said = f"{done.stdout[-4000:]}\n{done.stderr[-4000:]}"
     assert done.returncode == 0, f"{' '.join(command)}:\n{said}"
-    return done.stdout
+    return done

@@ -66,7 +66,7 @@ def test_a_typescript_client_from_the_schema_plays_a_whole_match(server, tmp_pat
     assert json.loads((tmp_path / "tsconfig.json").read_text())["compilerOptions"]["strict"]
     run([str(BIN / "tsc"), "-p", str(tmp_path)], tmp_path, timeout=180)
     output = run([NODE, str(tmp_path / "out" / "play.js"), server.url], tmp_path, timeout=300)
-    result = json.loads(output.strip().splitlines()[-1])
+    result = json.loads(output.stdout.strip().splitlines()[-1])
     match = Match.objects.get(pk=result["match"])
     assert match.status == MatchStatus.FINISHED
     assert [match.score_ns, match.score_we] == result["scores"]
