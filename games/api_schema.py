@@ -43,8 +43,14 @@ def _camel(name: str) -> str:
 
 # ---------------------------------------------------------------- leaves
 
-CARD = {"type": "string", "enum": CARDS, "description": "A card: rank (9 T J Q K A), suit."}
-SUIT = {"type": "string", "enum": SUITS, "description": "A suit: C, D, H or S."}
+# The enums of cards and suits, one component each (ENUM_NAME_OVERRIDES names the serializers'
+# the same), so that a generated client has one Card type and one Suit type.
+CARD = _ref("Card")
+SUIT = _ref("Suit")
+ENUMS = {
+    "Card": {"type": "string", "enum": CARDS, "description": "A card: rank (9 T J Q K A), suit."},
+    "Suit": {"type": "string", "enum": SUITS, "description": "A suit: C, D, H or S."},
+}
 SEAT = {"type": "integer", "minimum": 0, "maximum": 3, "description": "0 south ... 3 east."}
 TEAM = {"type": "integer", "minimum": 0, "maximum": 1, "description": "0 south-north, 1 west-east."}
 SCORES = {
@@ -596,6 +602,7 @@ def schema_hook(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
     per phase, and each operation's error responses."""
     schemas = result.setdefault("components", {}).setdefault("schemas", {})
     schemas.update(ERROR_SCHEMAS)
+    schemas.update(ENUMS)
     schemas.update(action_schemas())
     schemas.update(event_schemas())
     schemas.update(view_per_phase(schemas["PlayerView"]))
