@@ -97,6 +97,8 @@ def _type_schema(name: str, annotation: Any) -> dict[str, Any]:
             return schema
         if "$ref" in schema:
             return {"allOf": [schema], "nullable": True}
+        if "enum" in schema:  # (OpenAPI 3.0.3: nullable does not widen an enum; null must be in it)
+            schema["enum"] = [*schema["enum"], None]
         return {**schema, "nullable": True}
     if name in FIELD_SCHEMAS:
         return dict(FIELD_SCHEMAS[name])
