@@ -12,11 +12,16 @@
 - The keyboard alone plays a whole hand (no pointer event at all), the focus stays on the
   hand or the next control after each move.
 - Leave, and "your turn" in the lobby's list.
+- Catching up: a backlog of more than a hand (our timer ran out), a reconnect after the
+  network was cut mid-hand, and a tab shown again after being hidden: what was missed is
+  put in place at once but for the last trick, which is still played at the pace.
 """
 
 import json
 import time
+import urllib.request
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -568,6 +573,269 @@ def test_a_backlog_of_more_than_a_hand_is_caught_up_without_the_pace(server, bro
         errors.check()
     except BaseException:
         page.screenshot(path=str(artifacts / "catch-up-failure.png"), full_page=True)
+        raise
+    finally:
+        context.close()
+
+
+# ------------------------------------------------------------------ catching up after being away
+
+MISSED_TRICKS = 4  # fewer than a hand: not the backlog case above, only the reconnect's own
+TRICK_AT_THE_PACE = 4 * 0.5 + 1.2 + 0.25  # four cards, the hold, the move (pace.js, normal)
+
+
+def api_direct(server: str, token: str, method: str, path: str, body: Any = None) -> Any:
+    """A call to /api/v1/<path> from the test itself (not through the page, which may be
+    offline), with the page's token."""
+    request = urllib.request.Request(
+        f"{server}/api/v1/{path}",
+        method=method,
+        data=None if body is None else json.dumps(body).encode(),
+        headers={
+            "Authorization": f"Token {token}",
+            "Accept": "application/json",
+            "Content-Type": "application/json",
+        },
+    )
+    with urllib.request.urlopen(request, timeout=10) as response:
+        return json.loads(response.read())
+
+
+def play_tricks_behind_the_page(server: str, token: str, match_id: str, tricks: int) -> dict:
+    """Our seat's moves made over the API (pass when we may, else the first legal move)
+    until `tricks` more tricks are won and it is our turn again; returns the view."""
+    start = None
+    deadline = time.monotonic() + 30
+    while True:
+        body = api_direct(server, token, "GET", f"matches/{match_id}")
+        hand = body["view"].get("hand") or {}
+        done = body["hands_played"] * 5 + len(hand.get("tricks") or [])
+        start = done if start is None else start
+        mine = body["view"]["turn"] == body["view"]["seat"]
+        if done - start >= tricks and mine and body["view"]["phase"] == "play":
+            return body
+        assert time.monotonic() < deadline, "the tricks were not played in 30 s"
+        legal = body["view"]["legal_actions"]
+        if not mine or not legal:
+            time.sleep(0.05)
+            continue
+        passes = [a for a in legal if a["type"] == "pass"]
+        action = passes[0] if passes else legal[0]
+        api_direct(
+            server,
+            token,
+            "POST",
+            f"matches/{match_id}/actions",
+            {**action, "expected_seq": body["seq"]},
+        )
+
+
+def log_tricks(server: str, token: str, match_id: str) -> dict:
+    """{(hand, trick): [card, ...]} from the match's log as our seat may read it (the
+    replay is only for a finished match)."""
+    events = api_direct(server, token, "GET", f"matches/{match_id}/events?after=0")["events"]
+    tricks: dict[tuple[int, int], list[str]] = {}
+    hand, current = 0, []
+    for event in events:
+        if event["type"] == "hand_dealt":
+            hand, current = event["payload"]["hand"], []
+        elif event["type"] == "card_played" and event["payload"].get("action"):
+            current.append(event["payload"]["action"]["card"])
+        elif event["type"] == "trick_won":
+            tricks[(hand, event["payload"]["trick"])] = current
+            current = []
+    return tricks
+
+
+def caught_up(page, body: dict, started: float) -> float:
+    """Seconds from `started` until the table draws the server's view `body` with nothing
+    left to show."""
+    page.wait_for_function(
+        """(seq) => { const m = document.querySelector('#match');
+                      return m.dataset.seq === String(seq) && m.dataset.pending === 'false'; }""",
+        arg=body["seq"],
+        timeout=30_000,
+    )
+    return time.monotonic() - started
+
+
+def check_caught_up(page, tricks: dict, body: dict, missed: list, behind: float) -> None:
+    """The table shows the server's state (scores, trick), the last trick the replay's, and
+    only the last missed trick was played at the pace (on screen, its winner marked)."""
+    shown = page.evaluate(
+        """() => {
+            const t = document.querySelector('[data-testid=trick]');
+            const lead = document.querySelector('[data-testid=leader]');
+            return {
+                scores: document.querySelector('[data-testid=score-now]').dataset.scores,
+                trick: t ? [Number(t.dataset.hand), Number(t.dataset.trick),
+                            Number(t.dataset.count)] : null,
+                leader: lead ? Number(lead.dataset.seat) : null,
+                records: window.__tricks,
+                now: performance.now(),
+            };
+        }"""
+    )
+    view = body["view"]
+    assert shown["scores"] == "-".join(map(str, body["scores"])), (shown, body["scores"])
+    current = view["hand"]["current_trick"]
+    if current:
+        expected = [view["hand_number"], len(view["hand"]["tricks"]) + 1, len(current)]
+        assert shown["trick"] == expected, shown
+    else:  # our lead: the table says so
+        assert (shown["trick"], shown["leader"]) == (None, view["seat"]), shown
+    last = read_last_trick(page)
+    final = max(tricks)
+    assert (last["hand"], last["trick"]) == final
+    assert last["cards"] == tricks[final]
+    # The last trick at the pace, then the cards of the next one before our turn, and a
+    # poll's wait (2 s) and some slack for a busy machine: well under the missed tricks'.
+    allowed = 2 + TRICK_AT_THE_PACE + 0.5 * len(current) + 1.5
+    assert allowed < len(missed) * TRICK_AT_THE_PACE
+    assert behind < allowed, f"{behind:.1f} s to catch up, {len(missed)} tricks missed"
+    # The last finished trick missed is played at the pace: complete, held a second.
+    rec = shown["records"].get(f"{final[0]}:{final[1]}")
+    assert rec and rec["complete"] is not None, (final, shown["records"])
+    assert rec["last"] - rec["complete"] >= MIN_ON_SCREEN_MS, rec
+    # The ones before it are put in place at once: never drawn finished.
+    for key in missed[:-1]:
+        early = shown["records"].get(f"{key[0]}:{key[1]}")
+        assert not early or early["complete"] is None, (key, early)
+
+
+# Chromium's offline emulation fails new requests but leaves an open connection (the live
+# stream) alone: the page's fetch of its stream is wrapped so that the test can cut it, as
+# a dropped connection would (the client's reader fails, as it does then).
+CUTTABLE_STREAMS = """(() => {
+    const fetch0 = window.fetch.bind(window);
+    window.__streams = [];
+    window.__streamTries = 0;  // stream requests made
+    window.__streamsUp = 0;  // and answered
+    window.__cutStreams = () => { for (const c of window.__streams.splice(0)) c.abort(); };
+    window.fetch = (url, init = {}) => {
+        if (!String(url).includes('/stream')) return fetch0(url, init);
+        const cut = new AbortController();
+        window.__streams.push(cut);
+        const signal = init.signal ? AbortSignal.any([init.signal, cut.signal]) : cut.signal;
+        window.__streamTries += 1;
+        return fetch0(url, {...init, signal}).then((r) => {
+            if (r.ok) window.__streamsUp += 1;
+            return r;
+        });
+    };
+})()"""
+
+
+def start_watched_match(browser, server):
+    """A match to 10 against three computer players, no turn timer, at the default pace,
+    opened with the trick sampler on and our first turn come; returns what the test needs."""
+    context, page, errors = guest_page(browser, f"{server}/play/", pace=None)
+    context.add_init_script(CUTTABLE_STREAMS)
+    page.reload()
+    page.get_by_test_id("who").filter(has_text="Signed in as guest-").wait_for()
+    # No going alone: our seat plays every trick of the hand, and the tricks missed are
+    # all of one hand (a hand we sit out is shown in full, by design).
+    match_id = create_match(page, 10, alone=False)
+    open_match(page, match_id)
+    wait_for_my_move(page)
+    page.evaluate(SAMPLER)
+    token = page.evaluate("() => localStorage.getItem('euchre.token')")
+    return context, page, errors, match_id, token
+
+
+def test_a_reconnect_catches_up_at_once_but_for_the_last_trick(server, browser, artifacts):
+    """The page's network is cut mid-hand (its live stream dropped, its tries and polls
+    failing) for about 8 s while four tricks are played; the network comes back: the
+    table is on the server's state in well under the pace's 13.8 s for four tricks, only
+    the last one shown at the pace, and the stream is open again. (The page's first poll
+    comes before the stream's next try, 8 s into its back-off: before the fix, the poll's
+    news was played at the pace, 12.4 to 12.9 s.)"""
+    context, page, errors, match_id, token = start_watched_match(browser, server)
+    try:
+        before = set(log_tricks(server, token, match_id))
+        context.set_offline(True)
+        counts = "() => [window.__streamTries, window.__streamsUp]"
+        tries, up = page.evaluate(counts)
+        assert up >= 1, "the page had no stream open"
+        page.evaluate("() => window.__cutStreams()")
+        # The client tries its stream again (and fails, offline).
+        page.wait_for_function("(n) => window.__streamTries > n", arg=tries)
+        body = play_tricks_behind_the_page(server, token, match_id, MISSED_TRICKS)
+        # Offline for a while: the stream's tries back off (0.5, 1, 2, 4, then 8 s), and
+        # the page's polls (every 2 s) fail too, as on a train between two stations.
+        page.wait_for_function("(n) => window.__streamTries >= n", arg=tries + 4, timeout=15_000)
+        context.set_offline(False)
+        online = time.monotonic()
+        behind = caught_up(page, body, online)
+        # Whichever comes first, a poll or the stream's next try, the stream is back too.
+        page.wait_for_function("(n) => window.__streamsUp > n", arg=up, timeout=15_000)
+        reconnected = time.monotonic() - online
+        tricks = log_tricks(server, token, match_id)
+        missed = sorted(set(tricks) - before)
+        assert len(missed) >= MISSED_TRICKS, missed
+        check_caught_up(page, tricks, body, missed, behind)
+        print(
+            f"\nreconnect: stream back in {reconnected:.1f} s, caught up in {behind:.1f} s, "
+            f"{len(missed)} tricks missed, "
+            f"{len(missed) * TRICK_AT_THE_PACE:.1f} s at the pace"
+        )
+        errors.check()
+    except BaseException:
+        page.screenshot(path=str(artifacts / "reconnect-failure.png"), full_page=True)
+        raise
+    finally:
+        context.close()
+
+
+# A hidden tab: Chromium's headless pages are always visible, so the page is told it is
+# hidden (and then visible) as a browser tells it: document.hidden, visibilityState and a
+# visibilitychange event, which is what the table listens to.
+SET_HIDDEN = """(hidden) => {
+    Object.defineProperty(document, 'hidden', {configurable: true, get: () => hidden});
+    Object.defineProperty(document, 'visibilityState', {configurable: true,
+        get: () => (hidden ? 'hidden' : 'visible')});
+    document.dispatchEvent(new Event('visibilitychange'));
+}"""
+
+
+def test_a_tab_shown_again_catches_up_at_once_but_for_the_last_trick(server, browser, artifacts):
+    """Four tricks are played in a second while the table shows them at the pace (13.8 s
+    of cards), the tab is hidden, then shown again: the tricks still waiting are put in
+    place at once but for the last, which is played at the pace; the table is then on
+    the server's state."""
+    context, page, errors, match_id, token = start_watched_match(browser, server)
+    try:
+        before = set(log_tricks(server, token, match_id))
+        body = play_tricks_behind_the_page(server, token, match_id, MISSED_TRICKS)
+        time.sleep(0.3)  # the stream's news and the page's reading of the log
+        page.evaluate(SET_HIDDEN, True)
+        time.sleep(0.5)
+        page.evaluate(SET_HIDDEN, False)
+        shown_again = time.monotonic()
+        page_shown_again = page.evaluate("() => performance.now()")
+        behind = caught_up(page, body, shown_again)
+        tricks = log_tricks(server, token, match_id)
+        missed = sorted(set(tricks) - before)
+        assert len(missed) >= MISSED_TRICKS, missed
+        records = page.evaluate("() => window.__tricks")
+        done_before = [
+            key
+            for key in missed
+            if (rec := records.get(f"{key[0]}:{key[1]}"))
+            and rec["complete"] is not None
+            and rec["complete"] < page_shown_again
+        ]
+        # There was something to catch up: two finished tricks or more still to show.
+        assert len(missed) - len(done_before) >= 2, (done_before, missed)
+        waiting = [key for key in missed if key not in done_before]
+        check_caught_up(page, tricks, body, waiting, behind)
+        print(
+            f"\ntab shown again: caught up in {behind:.1f} s, {len(waiting)} finished tricks "
+            f"were waiting, {len(waiting) * TRICK_AT_THE_PACE:.1f} s at the pace"
+        )
+        errors.check()
+    except BaseException:
+        page.screenshot(path=str(artifacts / "shown-again-failure.png"), full_page=True)
         raise
     finally:
         context.close()

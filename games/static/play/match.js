@@ -386,7 +386,12 @@ export function showMatch(root, id) {
         st.again = false;
         const body = await api("GET", `matches/${id}`);
         if (st.stopped) return;
-        if (st.message && st.message.code === "network_error") st.message = null; // back again
+        if (st.message && st.message.code === "network_error") {
+          // Back again: what was missed meanwhile is caught up without the pace, whether
+          // this answer (a poll) or the stream's reconnect comes first.
+          st.message = null;
+          st.catchUp = true;
+        }
         accept(body);
       } while (st.again && !st.stopped);
     } catch (err) {
