@@ -34,9 +34,10 @@ const POSITIONS = ["bottom", "left", "top", "right"]; // you, your left, partner
 // when a computer player plays for you) plays at most this many finished tricks at the
 // pace; the ones before are put in place at once.
 const CATCH_UP_TRICKS = 1;
-// More finished tricks than this waiting to be shown is a catch-up: a hand we sit out
-// (our partner alone) is 5, and is shown in full.
-const BACKLOG_TRICKS = 5;
+// More finished tricks than this waiting to be shown is a catch-up. The most a person at
+// the table is ever shown at once is 6: the last trick of their own hand, then the 5 of a
+// hand they sit out (their partner alone); all are shown in full.
+const BACKLOG_TRICKS = 6;
 const KEYS_HELP = "Keys: 1–5 play or discard a card · P pass · O order up (pick up) · A go alone · H hint · L last trick · any other key skips ahead.";
 
 const PHASES = {
