@@ -145,11 +145,13 @@ class RegisterApi(APIView):
     throttle_scope = "auth"
 
     class RegisterInputSerializer(StrictSerializer):
-        username = serializers.RegexField(
-            r"^[\w.@+-]+\Z",
+        # No schema pattern: the rule is Python's Unicode \w, which a JSON Schema pattern
+        # (ECMA regex, \w ASCII only) cannot state; it is checked on the stored form below.
+        username = serializers.CharField(
             min_length=1,
             max_length=150,
-            help_text="Stored NFKC-normalised (as 'ｂｏｂ' is 'bob'); unique ignoring case.",
+            help_text="Letters (any alphabet), digits and . @ + - _ only. Stored "
+            "NFKC-normalised (as 'ｂｏｂ' is 'bob'); unique ignoring case.",
         )
         password = serializers.CharField(min_length=8, max_length=128, write_only=True)
 
