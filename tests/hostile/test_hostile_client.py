@@ -14,6 +14,8 @@ error the JSON body {"code", "detail"}, and every code in the catalogue
   NUL characters) and of query strings.
 
 HOSTILE_FUZZ_SECONDS (default 120) is schemathesis's time budget, shared by its two runs.
+HOSTILE_FUZZ_SEED (default a fixed seed, so that CI is repeatable and a failure can be
+replayed) seeds its data; set another number, or "random", to explore further.
 """
 
 import http.client
@@ -33,6 +35,7 @@ pytestmark = pytest.mark.slow  # no database mark: see the stack fixture (confte
 
 ROOT = Path(__file__).resolve().parents[2]
 SECONDS = float(os.environ.get("HOSTILE_FUZZ_SECONDS", "120"))
+SEED = os.environ.get("HOSTILE_FUZZ_SEED", "20261201")
 
 # Operations whose rules the schema cannot state (a password's strength and a name's
 # normal form, "exactly one seat is yours", which fields each kind of action takes): there a
@@ -85,6 +88,8 @@ def schemathesis_run(name: str, schema_url: str, config: Path, seconds: float, *
         "--continue-on-failure", "--suppress-health-check", "all",
         "--generation-database", "none", "--output-truncate", "false",
     ]  # fmt: skip
+    if SEED != "random":
+        argv += ["--seed", SEED]
     env = {**os.environ, "PYTHONPATH": str(ROOT), "SCHEMATHESIS_HOOKS": "tests.hostile.st_hooks"}
     with open(output, "wb") as out:
         done = subprocess.run(
