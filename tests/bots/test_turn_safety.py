@@ -4,13 +4,12 @@ seat falls back to Medium, then to the first legal action (issue 9, item 2)."""
 import logging
 
 import pytest
-from django.contrib.auth import get_user_model
 
 from bots import players
 from games import services
 from games.models import Event, Match, Seat
-from games.services import SeatSpec
 from games.tasks import sweep_waiting_matches
+from tests.bots.test_worker import person_and_computers
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -22,15 +21,6 @@ def broken(view, rng):
 def illegal(view, rng):
     return {"type": "play", "card": "XX"}
 
-
-def person_and(level: str, **options) -> tuple:
-    user = get_user_model().objects.create_user("person", password="x" * 12)
-    match = services.match_create(
-        user=user,
-        seats=[SeatSpec("me")] + [SeatSpec("computer", level)] * 3,
-        options=options or None,
-    )
-    return user, match
 
 
 def person_passes(match: Match, user) -> int:
@@ -49,7 +39,7 @@ def test_a_computer_player_that_raises_is_logged_and_the_seat_falls_back_to_medi
     monkeypatch, caplog
 ):
     monkeypatch.setitem(players.PLAYERS, "hard", broken)
-    user, match = person_and("hard")
+    user, match = person_and_computers("hard")
     seq = person_passes(match, user)
     match.refresh_from_db()
     # West moved (by Medium's rules), and the others until the match waits on south again.
@@ -65,7 +55,7 @@ def test_a_computer_player_that_raises_is_logged_and_the_seat_falls_back_to_medi
 def test_when_medium_fails_too_the_seat_plays_the_first_legal_action(monkeypatch, caplog):
     monkeypatch.setitem(players.PLAYERS, "hard", broken)
     monkeypatch.setitem(players.PLAYERS, "medium", illegal)
-    user, match = person_and("hard")
+    user, match = person_and_computers("hard")
     seq = person_passes(match, user)
     bids = Event.objects.filter(match=match, seq__gt=seq, type="bid").order_by("seq")
     assert [(e.seat, e.payload["action"]) for e in bids[:3]] == [
@@ -76,7 +66,7 @@ def test_when_medium_fails_too_the_seat_plays_the_first_legal_action(monkeypatch
 
 
 def test_a_seat_whose_level_no_longer_exists_plays_on_as_medium(caplog):
-    user, match = person_and("medium")
+    user, match = person_and_computers("medium")
     Seat.objects.filter(match=match, index=1).update(bot_level="expert")  # an old level name
     seq = person_passes(match, user)
     assert Event.objects.get(match=match, seq=seq + 1).seat == 1
@@ -89,7 +79,7 @@ def test_a_hard_player_with_defending_alone_on_plays_a_match_to_the_end_in_the_s
     """The freeze of issue 9 as the service met it: Hard at every other seat, defending
     alone on, the person playing the first legal action."""
     settings.HARD_SAMPLES, settings.HARD_PLAYOUTS = 6, 30
-    user, match = person_and("hard", defending_alone=True, target_score=3)
+    user, match = person_and_computers("hard", defending_alone=True, target_score=3)
     for _ in range(500):
         match.refresh_from_db()
         if match.status != "active":
