@@ -369,7 +369,11 @@ class HandViewSerializer(serializers.Serializer):
     current_trick = PlayedCardSerializer(many=True)
     tricks = TrickSerializer(many=True)
     tricks_won = serializers.ListField(child=serializers.IntegerField(min_value=0, max_value=5))
-    cards = serializers.ListField(child=serializers.ChoiceField(choices=CARDS))
+    cards = serializers.ListField(
+        child=serializers.ChoiceField(choices=CARDS),
+        required=False,
+        help_text="Your cards (absent for a spectator).",
+    )
     my_discard = serializers.ChoiceField(
         choices=CARDS, required=False, help_text="The card you buried, if you are the dealer."
     )
@@ -391,8 +395,12 @@ class PlayerViewSerializer(serializers.Serializer):
     turn = _seat_or_null("Whose turn it is (none while dealing or once finished).")
     last_hand = LastHandSerializer(allow_null=True)
     hand = HandViewSerializer(allow_null=True)
-    seat = serializers.IntegerField(min_value=0, max_value=3)
-    seat_name = serializers.ChoiceField(choices=E.SEAT_NAMES)
+    seat = serializers.IntegerField(
+        min_value=0, max_value=3, allow_null=True, help_text="Yours; null for a spectator."
+    )
+    seat_name = serializers.ChoiceField(
+        choices=E.SEAT_NAMES, required=False, help_text="Absent for a spectator."
+    )
     legal_actions = serializers.ListField(
         child=ActionField(), help_text="What you may do now (empty unless it is your turn)."
     )
@@ -478,6 +486,39 @@ OPERATION_CODES: dict[str, tuple[str, ...]] = {
         "throttled",
     ),  # fmt: skip
     "hints_retrieve": (*TOKEN, "not_found"),
+    "matches_public_list": (*TOKEN, "invalid_input", "not_found"),
+    "quickplay_create": (
+        *TOKEN,
+        *BODY,
+        "invalid_option",
+        "invalid_level",
+        "invalid_turn_seconds",
+        "too_many_active_matches",
+        "throttled",
+    ),  # fmt: skip
+    "quickplay_destroy": (*TOKEN, "not_in_queue", "throttled"),
+    "matches_rematch_create": (
+        *TOKEN,
+        "not_found",
+        "match_not_finished",
+        "too_many_active_matches",
+        "throttled",
+    ),  # fmt: skip
+    "matches_rematch_accept_create": (
+        *TOKEN,
+        "not_found",
+        "match_not_finished",
+        "no_rematch_offer",
+        "too_many_active_matches",
+        "throttled",
+    ),  # fmt: skip
+    "matches_rematch_decline_create": (
+        *TOKEN,
+        "not_found",
+        "match_not_finished",
+        "no_rematch_offer",
+        "throttled",
+    ),  # fmt: skip
     # An async view, not DRF's: no content negotiation; its own 405.
     "matches_stream": (
         *TOKEN,
