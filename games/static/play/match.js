@@ -29,6 +29,7 @@ const POLL_MS = 2000;
 // has come on the stream by then (the server puts a computer player in at the deadline).
 const LATE_REFRESH_MS = 2500;
 const RETURN_ATTEMPTS = 5;
+const REMATCH_WATCH_MS = 10 * 60 * 1000;
 const POSITIONS = ["bottom", "left", "top", "right"]; // you, your left, partner, your right
 // A catch-up (after a reconnect, a tab that was hidden, or more than a hand behind, as
 // when a computer player plays for you) plays at most this many finished tricks at the
@@ -897,9 +898,9 @@ export function showMatch(root, id) {
     );
   }
 
-  // A rematch: offer it, answer it, and go to it once everyone has accepted. While an
-  // offer waits for answers the view is asked for every few seconds (the finished
-  // match's stream has ended).
+  // A rematch: offer it, answer it, and go to it once everyone has accepted. Until an
+  // offer is settled the view is asked for every few seconds (the finished match's
+  // stream has ended).
   function rematchBox(body) {
     const offer = body.rematch;
     const box = h("div", { class: "rematch", "data-testid": "rematch", "data-rematch-status": offer ? offer.status : "none", "aria-live": "polite" });
@@ -912,7 +913,10 @@ export function showMatch(root, id) {
       }
     };
     const mine = offer && offer.answers.find((a) => a.seat === body.you);
-    watchRematch(offer && offer.status === "pending");
+    // Someone else's offer, or the answers to ours, come by asking again (for at most
+    // REMATCH_WATCH_MS after the end: a page left open is not asked for ever).
+    const recent = Date.now() - Date.parse(body.finished_at) < REMATCH_WATCH_MS;
+    watchRematch(recent && (!offer || offer.status === "pending"));
     if (!offer || offer.status === "declined" || offer.status === "expired") {
       replace(box,
         offer ? h("p", {}, offer.status === "declined" ? "The rematch was declined." : "The rematch offer expired.") : null,
