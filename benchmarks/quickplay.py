@@ -186,6 +186,7 @@ def main() -> int:
         began = time.time()
         answers = arrive(args.port, "/api/v1/quickplay", tokens, asks, moments)
         arrived = time.time()
+        load = os.getloadavg()[0]
         deadline = time.monotonic() + args.wait + 60
         while time.monotonic() < deadline:
             left = stack.query(
@@ -231,6 +232,8 @@ def main() -> int:
     by_people = [t for t in tables if t[6] == 0]
     filled = [t for t in tables if t[6] > 0]
     print()
+    print(f"  load average (1 min) after the arrivals: {load:.1f} on {os.cpu_count()} cores"
+          " (more than the cores: other programs disturbed the figures)")  # fmt: skip
     print(f"arrivals: {len(answers)} requests in {arrived - began:.1f} s; answered 200:"
           f" {len(ok)}, failed: {len(failed)}")  # fmt: skip
     for status, body, _e, _s in failed[:5]:
