@@ -369,11 +369,7 @@ class HandViewSerializer(serializers.Serializer):
     current_trick = PlayedCardSerializer(many=True)
     tricks = TrickSerializer(many=True)
     tricks_won = serializers.ListField(child=serializers.IntegerField(min_value=0, max_value=5))
-    cards = serializers.ListField(
-        child=serializers.ChoiceField(choices=CARDS),
-        required=False,
-        help_text="Your cards (absent for a spectator).",
-    )
+    cards = serializers.ListField(child=serializers.ChoiceField(choices=CARDS))
     my_discard = serializers.ChoiceField(
         choices=CARDS, required=False, help_text="The card you buried, if you are the dealer."
     )
@@ -395,18 +391,38 @@ class PlayerViewSerializer(serializers.Serializer):
     turn = _seat_or_null("Whose turn it is (none while dealing or once finished).")
     last_hand = LastHandSerializer(allow_null=True)
     hand = HandViewSerializer(allow_null=True)
-    seat = serializers.IntegerField(
-        min_value=0, max_value=3, allow_null=True, help_text="Yours; null for a spectator."
-    )
-    seat_name = serializers.ChoiceField(
-        choices=E.SEAT_NAMES, required=False, help_text="Absent for a spectator."
-    )
+    seat = serializers.IntegerField(min_value=0, max_value=3)
+    seat_name = serializers.ChoiceField(choices=E.SEAT_NAMES)
     legal_actions = serializers.ListField(
         child=ActionField(), help_text="What you may do now (empty unless it is your turn)."
     )
 
     class Meta:
         ref_name = "PlayerView"
+
+
+class SpectatorHandViewSerializer(HandViewSerializer):
+    """The hand being played, as a spectator sees it: no one's cards."""
+
+    cards = None
+    my_discard = None
+
+    class Meta:
+        ref_name = "SpectatorHandView"
+
+
+class SpectatorViewSerializer(PlayerViewSerializer):
+    """The rules engine's view of a public match for a person with no seat at it
+    (engine.spectator_view): the bidding, the cards played, tricks, scores, whose turn;
+    no one's cards, and nothing to do."""
+
+    hand = SpectatorHandViewSerializer(allow_null=True)
+    seat = None
+    seat_name = None
+    legal_actions = None
+
+    class Meta:
+        ref_name = "SpectatorView"
 
 
 # ---------------------------------------------------------------- error responses
@@ -647,7 +663,10 @@ def schema_hook(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
     schemas.update(action_schemas())
     schemas.update(event_schemas())
     schemas.update(view_per_phase(schemas["PlayerView"]))
-    del schemas["PhaseEnum"]  # the field's enum, now one value per phase
+    # The field's enum, now one value per phase of the player's view; the spectator's
+    # view (one schema for every phase) states it in place.
+    schemas["SpectatorView"]["properties"]["phase"] = {"type": "string", "enum": list(PHASES)}
+    del schemas["PhaseEnum"]
     for operations in result["paths"].values():
         for operation in operations.values():
             operation_id = operation.get("operationId")

@@ -35,6 +35,7 @@ from games.api_schema import (
     OptionsSerializer,
     PlayerViewSerializer,
     SeatSerializer,
+    SpectatorViewSerializer,
 )
 from games.api_support import JsonErrorsMixin, StrictBooleanField, StrictSerializer
 from games.engine import LONE_LEAD_CHOICES, TARGET_SCORE_MAX, TARGET_SCORE_MIN
@@ -122,8 +123,13 @@ class MatchViewSerializer(SocialFieldsSerializer):
     view = PlayerViewSerializer(
         required=False,
         help_text="The rules engine's view of your seat (docs/rules.md): your cards, the "
-        "bidding, trump, tricks, scores, whose turn, and your legal actions; a spectator's "
-        "has no cards and no actions (seat null). Absent once you left the match.",
+        "bidding, trump, tricks, scores, whose turn, and your legal actions. Absent once "
+        "you left the match, and for a spectator.",
+    )
+    spectator_view = SpectatorViewSerializer(
+        required=False,
+        help_text="A public match you have no seat at: what a spectator sees (the bidding, "
+        "the cards played, tricks, scores, whose turn; no one's cards). Instead of `view`.",
     )
 
 

@@ -169,9 +169,10 @@ def spectator_view_get(*, match: Match) -> dict[str, Any]:
     but the upcard, no discard), with the commitment to the current deal."""
     folded = eventlog.load(match)
     view = E.spectator_view(folded.state)
+    del view["seat"], view["legal_actions"]  # (None and []: no seat, nothing to do)
     if view["hand"] is not None:
         view["hand"]["commitment"] = folded.commitment
-    return {**match_summary(match), "you": None, "view": view}
+    return {**match_summary(match), "you": None, "spectator_view": view}
 
 
 def view_get(*, match: Match, seat: int | None) -> dict[str, Any]:

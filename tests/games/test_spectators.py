@@ -30,11 +30,12 @@ def test_a_spectator_of_a_public_match_sees_the_table_but_no_cards_and_cannot_ac
     _, carol = make_player("carol")
     match_id = create_match(alice, visibility="public")["id"]
     body = view(carol, match_id)
-    assert body["you"] is None and body["view"]["seat"] is None
-    assert body["view"]["hand"]["upcard"] and "cards" not in body["view"]["hand"]
-    assert body["view"]["hand"]["hand_sizes"] == [5, 5, 5, 5]
+    assert body["you"] is None and "view" not in body
+    seen = body["spectator_view"]
+    assert seen["hand"]["upcard"] and "cards" not in seen["hand"] and "seat" not in seen
+    assert seen["hand"]["hand_sizes"] == [5, 5, 5, 5] and "legal_actions" not in seen
     assert not any(seat["is_you"] for seat in body["seats"])
-    turn = body["view"]["turn"]
+    turn = seen["turn"]
     assert turn is not None  # whose turn is shown
     action = view(alice, match_id)["view"]["legal_actions"]
     assert_error(
@@ -112,3 +113,24 @@ def test_a_spectators_stream_shows_no_cards_and_is_counted_as_watching(servers):
     while alice.call("GET", f"matches/{match_id}")["watching"] and time.monotonic() < deadline:
         time.sleep(0.1)
     assert alice.call("GET", f"matches/{match_id}")["watching"] == 0
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_spectator_quick_play_and_rematch_answers_are_what_the_schema_says():
+    from drf_spectacular.generators import SchemaGenerator
+
+    from tests.games.social_support import finished_match, people
+    from tests.games.test_schema_contract import validator
+
+    served = SchemaGenerator().get_schema(request=None, public=True)
+    check_view = validator(served, "MatchView")
+    (_, alice, _), (_, bob, _), (_, carol, _) = people("alice", "bob", "carol")
+    public = create_match(alice, visibility="public")["id"]
+    watched = view(carol, public)
+    check_view.validate(watched)
+    assert not check_view.is_valid({**watched, "spectator_view": {"phase": "bid1"}})
+    validator(served, "PublicMatchPage").validate(carol.get("/api/v1/matches/public").json())
+    check_view.validate(carol.post("/api/v1/quickplay", {}, format="json").json())
+    finished = finished_match([alice, bob], computers=2)
+    check_view.validate(alice.post(f"/api/v1/matches/{finished}/rematch").json())
+    check_view.validate(bob.post(f"/api/v1/matches/{finished}/rematch/accept").json())

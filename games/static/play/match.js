@@ -182,6 +182,11 @@ export function showMatch(root, id) {
 
   function accept(body) {
     if (st.latest && body.seq < st.latest.seq) return; // an older answer arriving late
+    if (!body.view && body.spectator_view) {
+      // Watching a public match: the table is drawn as for a seat that holds no cards
+      // and has nothing to do (spectator() tells the two apart).
+      body.view = { ...body.spectator_view, seat: null, legal_actions: [] };
+    }
     const text = JSON.stringify(body);
     if (st.latest && text === st.bodyText) {
       // The same view again (several events, one answer): keep the table as it is, so
