@@ -13,7 +13,8 @@ games.tasks.start_quickplay (asked for through games.later when the table opens;
 periodic sweep for a lost one) gives its open seats to computer players of the asked
 level, and it starts; if the people asked for no computer players it waits on for
 people. `quickplay_leave` takes the caller out of the queue before the start: the seat
-is open again (event seat_vacated), and a table nobody waits at is abandoned.
+is open again (event seat_vacated), and a table nobody waits at is abandoned. A person
+waits in one queue at a time: asking with other options leaves the table they wait at.
 """
 
 import zlib
@@ -82,6 +83,7 @@ def quickplay_join(*, user: AbstractBaseUser, ask: Ask) -> Match:
     wait at, if any), or a new one."""
     ask = ask.checked()
     key = ask.key()
+    _leave_tables(user, exclude_key=key)  # one queue at a time: asking anew moves you
     with transaction.atomic():
         _lock_queue(key)
         waiting = Match.objects.filter(status=MatchStatus.WAITING, quickplay_key=key)
@@ -130,10 +132,24 @@ _NAMESPACE = 0x51_50  # "QP"
 
 def quickplay_leave(*, user: AbstractBaseUser) -> list[str]:
     """Leave every quick play table the caller waits at (before its start): the ids."""
+    left = _leave_tables(user)
+    if not left:
+        raise Conflict(
+            "not_in_queue",
+            "You wait at no quick play table (if it has started, leave the match instead).",
+        )
+    return left
+
+
+def _leave_tables(user: AbstractBaseUser, exclude_key: str = "") -> list[str]:
     left = []
-    tables = Seat.objects.filter(
-        user=user, match__status=MatchStatus.WAITING, match__quickplay_key__gt=""
-    ).values_list("match_id", flat=True)
+    tables = (
+        Seat.objects.filter(
+            user=user, match__status=MatchStatus.WAITING, match__quickplay_key__gt=""
+        )
+        .exclude(match__quickplay_key=exclude_key)
+        .values_list("match_id", flat=True)
+    )
     for match_id in list(tables):
         with transaction.atomic():
             match = Match.objects.select_for_update().get(pk=match_id)
@@ -142,11 +158,6 @@ def quickplay_leave(*, user: AbstractBaseUser) -> list[str]:
                 continue  # it started (or they left) meanwhile
             services.seat_vacate(match, seat)
             left.append(str(match_id))
-    if not left:
-        raise Conflict(
-            "not_in_queue",
-            "You wait at no quick play table (if it has started, leave the match instead).",
-        )
     return left
 
 
