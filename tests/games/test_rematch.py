@@ -131,3 +131,18 @@ def test_the_last_two_acceptances_at_once_over_http_start_one_rematch(servers):
 
     assert race(2, one) == [200, 200]
     assert Match.objects.filter(rematch_of_id=finished).count() == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_visibility_and_the_rematch_link_are_rebuilt_from_the_log():
+    from games import projections
+
+    (_, alice, _), = people("alice")
+    finished = finished_match([alice], computers=3, visibility="public")
+    rematch_id = post(alice, finished).json()["rematch"]["match"]
+    for match_id, link in ((finished, None), (rematch_id, finished)):
+        Match.objects.filter(pk=match_id).update(visibility="private", rematch_of=None)
+        projections.rebuild(Match.objects.get(pk=match_id))
+        match = Match.objects.get(pk=match_id)
+        assert match.visibility == "public"
+        assert (str(match.rematch_of_id) if match.rematch_of_id else None) == link
