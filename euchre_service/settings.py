@@ -213,7 +213,7 @@ SPECTACULAR_SETTINGS = {
     "TITLE": "Euchre game service",
     "DESCRIPTION": "Four-player Euchre against people and computer players; "
     "every match is an append-only event log.",
-    "VERSION": "1.0.0",
+    "VERSION": "1.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
@@ -291,6 +291,13 @@ COMPUTER_TURN_RETRY_BACKOFF_MAX = int(os.environ.get("COMPUTER_TURN_RETRY_BACKOF
 TURN_TIMER_THREADS = env_bool("TURN_TIMER_THREADS", True)
 # The sweep also enforces turn deadlines passed by this many seconds (a lost timer task).
 TURN_TIMER_SWEEP_GRACE = int(os.environ.get("TURN_TIMER_SWEEP_GRACE", "5"))
+# Quick play (games/quickplay.py): a table waits this long for people, then computer
+# players take its open seats (if the people asked for them) and it starts.
+QUICKPLAY_WAIT_SECONDS = float(os.environ.get("QUICKPLAY_WAIT_SECONDS", "20"))
+# A rematch offer (games/rematch.py) expires if not every person accepted in this time.
+REMATCH_OFFER_SECONDS = int(os.environ.get("REMATCH_OFFER_SECONDS", "120"))
+# Spectators of one match counted (games/presence.py), each in a slot of the cache.
+SPECTATOR_SLOTS = int(os.environ.get("SPECTATOR_SLOTS", "200"))
 CELERY_TASK_DEFAULT_QUEUE = os.environ.get("CELERY_TASK_DEFAULT_QUEUE", "celery")
 CELERY_TASK_SERIALIZER = "json"
 CELERY_RESULT_SERIALIZER = "json"

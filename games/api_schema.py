@@ -401,6 +401,30 @@ class PlayerViewSerializer(serializers.Serializer):
         ref_name = "PlayerView"
 
 
+class SpectatorHandViewSerializer(HandViewSerializer):
+    """The hand being played, as a spectator sees it: no one's cards."""
+
+    cards = None
+    my_discard = None
+
+    class Meta:
+        ref_name = "SpectatorHandView"
+
+
+class SpectatorViewSerializer(PlayerViewSerializer):
+    """The rules engine's view of a public match for a person with no seat at it
+    (engine.spectator_view): the bidding, the cards played, tricks, scores, whose turn;
+    no one's cards, and nothing to do."""
+
+    hand = SpectatorHandViewSerializer(allow_null=True)
+    seat = None
+    seat_name = None
+    legal_actions = None
+
+    class Meta:
+        ref_name = "SpectatorView"
+
+
 # ---------------------------------------------------------------- error responses
 
 # The codes any request may be answered with, whatever the operation: refusals of the HTTP
@@ -478,6 +502,39 @@ OPERATION_CODES: dict[str, tuple[str, ...]] = {
         "throttled",
     ),  # fmt: skip
     "hints_retrieve": (*TOKEN, "not_found"),
+    "matches_public_list": (*TOKEN, "invalid_input", "not_found"),
+    "quickplay_create": (
+        *TOKEN,
+        *BODY,
+        "invalid_option",
+        "invalid_level",
+        "invalid_turn_seconds",
+        "too_many_active_matches",
+        "throttled",
+    ),  # fmt: skip
+    "quickplay_destroy": (*TOKEN, "not_in_queue", "throttled"),
+    "matches_rematch_create": (
+        *TOKEN,
+        "not_found",
+        "match_not_finished",
+        "too_many_active_matches",
+        "throttled",
+    ),  # fmt: skip
+    "matches_rematch_accept_create": (
+        *TOKEN,
+        "not_found",
+        "match_not_finished",
+        "no_rematch_offer",
+        "too_many_active_matches",
+        "throttled",
+    ),  # fmt: skip
+    "matches_rematch_decline_create": (
+        *TOKEN,
+        "not_found",
+        "match_not_finished",
+        "no_rematch_offer",
+        "throttled",
+    ),  # fmt: skip
     # An async view, not DRF's: no content negotiation; its own 405.
     "matches_stream": (
         *TOKEN,
@@ -606,7 +663,10 @@ def schema_hook(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
     schemas.update(action_schemas())
     schemas.update(event_schemas())
     schemas.update(view_per_phase(schemas["PlayerView"]))
-    del schemas["PhaseEnum"]  # the field's enum, now one value per phase
+    # The field's enum, now one value per phase of the player's view; the spectator's
+    # view (one schema for every phase) states it in place.
+    schemas["SpectatorView"]["properties"]["phase"] = {"type": "string", "enum": list(PHASES)}
+    del schemas["PhaseEnum"]
     for operations in result["paths"].values():
         for operation in operations.values():
             operation_id = operation.get("operationId")

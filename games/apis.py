@@ -23,7 +23,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from games import accounts, hints, selectors, services
+from games import accounts, hints, quickplay, rematch, selectors, services
 from games import engine as E
 from games.api_classes import TokenAuthentication
 from games.api_schema import (
@@ -35,20 +35,68 @@ from games.api_schema import (
     OptionsSerializer,
     PlayerViewSerializer,
     SeatSerializer,
+    SpectatorViewSerializer,
 )
 from games.api_support import JsonErrorsMixin, StrictBooleanField, StrictSerializer
 from games.engine import LONE_LEAD_CHOICES, TARGET_SCORE_MAX, TARGET_SCORE_MIN
 from games.errors import BadInput, Conflict
 from games.levels import LEVELS
-from games.models import MatchStatus
+from games.models import MatchStatus, RematchStatus, Visibility
 from games.throttling import ServiceThrottle, WritesThrottle
 
 # Visible ASCII, no spaces: a UUID, base64 or hex token all fit.
 IDEMPOTENCY_KEY = re.compile(r"[!-~]{1,128}")
 
 
-class MatchViewSerializer(serializers.Serializer):
-    """A match and what the caller's seat sees of it."""
+class QuickplayInfoSerializer(serializers.Serializer):
+    computers = serializers.BooleanField(help_text="Computer players take the open seats.")
+    level = serializers.ChoiceField(choices=LEVELS, allow_null=True)
+    starts_at = serializers.CharField(
+        allow_null=True,
+        help_text="While the table waits: when computer players take its open seats.",
+    )
+
+    class Meta:
+        ref_name = "QuickplayInfo"
+
+
+class RematchAnswerSerializer(serializers.Serializer):
+    seat = serializers.IntegerField(min_value=0, max_value=3)
+    answer = serializers.ChoiceField(choices=[rematch.PENDING, rematch.ACCEPTED, rematch.DECLINED])
+
+    class Meta:
+        ref_name = "RematchAnswer"
+
+
+class RematchSerializer(serializers.Serializer):
+    status = serializers.ChoiceField(choices=RematchStatus.choices)
+    offered_by = serializers.CharField()
+    expires_at = serializers.CharField()
+    answers = RematchAnswerSerializer(many=True)
+    match = serializers.UUIDField(allow_null=True, help_text="The rematch, once it started.")
+
+    class Meta:
+        ref_name = "Rematch"
+
+
+class SocialFieldsSerializer(serializers.Serializer):
+    """What quick play, rematches and spectators add to a match."""
+
+    visibility = serializers.ChoiceField(
+        choices=Visibility.choices, help_text="public: anyone signed in may watch it."
+    )
+    watching = serializers.IntegerField(min_value=0, help_text="Spectators watching live.")
+    quickplay = QuickplayInfoSerializer(allow_null=True, help_text="A quick play table's.")
+    rematch_of = serializers.UUIDField(
+        allow_null=True, help_text="The finished match this is the rematch of."
+    )
+    rematch = RematchSerializer(
+        allow_null=True, help_text="A finished match's rematch offer, and the rematch."
+    )
+
+
+class MatchViewSerializer(SocialFieldsSerializer):
+    """A match and what the caller's seat (or a spectator) sees of it."""
 
     id = serializers.UUIDField()
     status = serializers.ChoiceField(choices=MatchStatus.choices)
@@ -70,13 +118,18 @@ class MatchViewSerializer(serializers.Serializer):
     you = serializers.IntegerField(
         required=False,
         allow_null=True,
-        help_text="Your seat, 0 south to 3 east (null once you left).",
+        help_text="Your seat, 0 south to 3 east (null once you left, or as a spectator).",
     )
     view = PlayerViewSerializer(
         required=False,
         help_text="The rules engine's view of your seat (docs/rules.md): your cards, the "
         "bidding, trump, tricks, scores, whose turn, and your legal actions. Absent once "
-        "you left the match.",
+        "you left the match, and for a spectator.",
+    )
+    spectator_view = SpectatorViewSerializer(
+        required=False,
+        help_text="A public match you have no seat at: what a spectator sees (the bidding, "
+        "the cards played, tricks, scores, whose turn; no one's cards). Instead of `view`.",
     )
 
 
@@ -98,7 +151,7 @@ class ReplayedHandSerializer(serializers.Serializer):
         ref_name = "ReplayedHand"
 
 
-class MatchSummarySerializer(serializers.Serializer):
+class MatchSummarySerializer(SocialFieldsSerializer):
     """A match, seen by no seat in particular."""
 
     id = serializers.UUIDField()
@@ -133,6 +186,16 @@ class MatchPageSerializer(serializers.Serializer):
     next = serializers.URLField(allow_null=True)
     previous = serializers.URLField(allow_null=True)
     results = MatchViewSerializer(many=True)
+
+
+class PublicMatchPageSerializer(serializers.Serializer):
+    count = serializers.IntegerField()
+    next = serializers.URLField(allow_null=True)
+    previous = serializers.URLField(allow_null=True)
+    results = MatchSummarySerializer(many=True)
+
+    class Meta:
+        ref_name = "PublicMatchPage"
 
 
 # ---------------------------------------------------------------- accounts
@@ -298,6 +361,13 @@ class MatchListCreateApi(APIView):
             help_text="A turn timer: a person who does not act in time is played for by a "
             "computer player until they take the seat back (POST .../return). None: off.",
         )
+        visibility = serializers.ChoiceField(
+            choices=Visibility.choices,
+            required=False,
+            default=Visibility.PRIVATE,
+            help_text="private (only the seated see it) or public (anyone signed in may "
+            "watch it, seeing no one's cards).",
+        )
 
         def validate_seats(self, seats: list[services.SeatSpec]) -> list[services.SeatSpec]:
             try:
@@ -354,6 +424,7 @@ class MatchListCreateApi(APIView):
             options=data.get("options") or {},
             hints_allowed=data["hints_allowed"],
             turn_seconds=data.get("turn_seconds"),
+            visibility=data["visibility"],
         )
         match, seat = selectors.match_for_user(match_id=match.pk, user=request.user)
         return Response(selectors.player_view_get(match=match, seat=seat), status=201)
@@ -426,16 +497,17 @@ def _seat_of(match: Any, user: Any) -> int | None:
 class MatchDetailApi(APIView):
     @extend_schema(
         responses={200: MatchViewSerializer},
-        summary="Your view of a match",
+        summary="Your view of a match (or a spectator's of a public one)",
         description=(
             "The match summary and your seat's view: your cards, the upcard, bids, trump, "
             "tricks, scores, whose turn, and your legal actions (post one of them to "
-            ".../actions)."
+            ".../actions). A public match you do not sit at: the spectator's view (no one's "
+            "cards, `you` null); a private one: 404."
         ),
     )
     def get(self, request: Request, match_id: str) -> Response:
-        match, seat = selectors.match_for_user(match_id=match_id, user=request.user)
-        return Response(selectors.player_view_get(match=match, seat=seat))
+        match, seat = selectors.match_for_viewer(match_id=match_id, user=request.user)
+        return Response(selectors.view_get(match=match, seat=seat))
 
 
 class MatchJoinApi(APIView):
@@ -608,11 +680,12 @@ class MatchEventsApi(APIView):
         description=(
             "The match's events after `after` (a seq), each as your seat may see it: before the "
             "match is finished a deal shows no deck or salt but your cards, and a discard its "
-            "card to the dealer alone."
+            "card to the dealer alone. A spectator of a public match sees no cards of a deal "
+            "and no discard."
         ),
     )
     def get(self, request: Request, match_id: str) -> Response:
-        match, seat = selectors.match_for_user(match_id=match_id, user=request.user)
+        match, seat = selectors.match_for_viewer(match_id=match_id, user=request.user)
         filters = self.MatchEventsFilterSerializer(data=request.query_params)
         filters.is_valid(raise_exception=True)
         events = selectors.events_for_seat(
@@ -634,10 +707,176 @@ class MatchReplayApi(APIView):
         ),
     )
     def get(self, request: Request, match_id: str) -> Response:
-        match, _seat = selectors.match_for_user(match_id=match_id, user=request.user)
+        match, _seat = selectors.match_for_viewer(match_id=match_id, user=request.user)
         if match.status != MatchStatus.FINISHED:
             raise Conflict("match_not_finished", "A replay is available once the match is over.")
         return Response(selectors.replay_get(match=match))
+
+
+class PublicMatchesApi(APIView):
+    class PublicMatchesFilterSerializer(StrictSerializer):
+        page = serializers.IntegerField(min_value=1, required=False)
+        page_size = serializers.IntegerField(
+            min_value=1, max_value=MatchPagination.max_page_size, required=False
+        )
+
+    @extend_schema(
+        parameters=[PublicMatchesFilterSerializer],
+        responses={200: PublicMatchPageSerializer},
+        operation_id="matches_public_list",
+        summary="Public matches being played now (to watch)",
+        description=(
+            "Public matches being played now, the most recently moved first, paged like GET "
+            "/matches. Watch one with GET /matches/{id} (and its events and stream): you see "
+            "what a spectator may, no one's cards."
+        ),
+    )
+    def get(self, request: Request) -> Response:
+        filters = self.PublicMatchesFilterSerializer(data=request.query_params)
+        filters.is_valid(raise_exception=True)
+        paginator = MatchPagination()
+        page = paginator.paginate_queryset(selectors.public_matches(), request, view=self)
+        return paginator.get_paginated_response([selectors.match_summary(m) for m in page])
+
+
+# ---------------------------------------------------------------- quick play
+
+
+class QuickplayApi(APIView):
+    throttle_classes = [WritesThrottle]
+    throttle_scope = "matches"
+
+    class QuickplayInputSerializer(StrictSerializer):
+        preset = serializers.ChoiceField(
+            choices=list(quickplay.PRESETS),
+            required=False,
+            default=quickplay.DEFAULT_PRESET,
+            help_text="The rules: "
+            + "; ".join(
+                f"{name} {opts or 'the defaults'}" for name, opts in quickplay.PRESETS.items()
+            ),
+        )
+        computers = StrictBooleanField(
+            required=False,
+            default=True,
+            help_text="Whether computer players take the seats still open after the wait.",
+        )
+        level = serializers.ChoiceField(
+            choices=LEVELS, required=False, default=quickplay.DEFAULT_LEVEL
+        )
+        turn_seconds = serializers.IntegerField(
+            min_value=services.MIN_TURN_SECONDS,
+            max_value=services.MAX_TURN_SECONDS,
+            required=False,
+            allow_null=True,
+            default=None,
+        )
+
+    @extend_schema(
+        request=QuickplayInputSerializer,
+        responses={200: MatchViewSerializer},
+        operation_id="quickplay_create",
+        summary="Quick play: a seat at a public table with these options",
+        description=(
+            "A seat at the public table waiting for people who asked for the same options "
+            "(rules preset, computer players or not and their level, turn timer), or a new one."
+            " Four people start it; otherwise, after the wait (`quickplay.starts_at`), computer "
+            "players take the open seats if you asked for them. Asking again while you wait "
+            "answers the same table. Answers your view of it."
+        ),
+    )
+    def post(self, request: Request) -> Response:
+        serializer = self.QuickplayInputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        match = quickplay.quickplay_join(
+            user=request.user, ask=quickplay.Ask(**serializer.validated_data)
+        )
+        match, seat = selectors.match_for_user(match_id=match.pk, user=request.user)
+        return Response(selectors.player_view_get(match=match, seat=seat))
+
+    @extend_schema(
+        request=None,
+        responses={
+            200: inline_serializer(
+                "QuickplayLeft", {"left": serializers.ListField(child=serializers.UUIDField())}
+            )
+        },
+        operation_id="quickplay_destroy",
+        summary="Leave the quick play queue",
+        description=(
+            "Before the table starts: your seat is open again (a table nobody waits at any "
+            "more is abandoned). 409 not_in_queue if you wait at none (once it started, leave "
+            "the match with POST /matches/{id}/leave)."
+        ),
+    )
+    def delete(self, request: Request) -> Response:
+        return Response({"left": quickplay.quickplay_leave(user=request.user)})
+
+
+# ---------------------------------------------------------------- rematch
+
+
+class RematchOfferApi(APIView):
+    throttle_classes = [ServiceThrottle]
+    throttle_scope = "matches"
+
+    @extend_schema(
+        request=None,
+        responses={200: MatchViewSerializer},
+        operation_id="matches_rematch_create",
+        summary="Offer a rematch (or accept the one on offer)",
+        description=(
+            "At a finished match you sat at: a new match with the same seats, rules and timer, "
+            "the dealer moved on one seat. Every person must accept (POST .../rematch/accept); "
+            "computer seats accept at once. It starts when all have; `rematch.match` is its id."
+            " The offer expires after a while. Answers the finished match's view."
+        ),
+    )
+    def post(self, request: Request, match_id: str) -> Response:
+        rematch.rematch_offer(match_id=match_id, user=request.user)
+        return _finished_view(match_id, request)
+
+
+class RematchAnswerApi(APIView):
+    throttle_classes = [ServiceThrottle]
+    throttle_scope = "matches"
+    accept = True
+
+    @extend_schema(request=None, responses={200: MatchViewSerializer})
+    def post(self, request: Request, match_id: str) -> Response:
+        rematch.rematch_answer(match_id=match_id, user=request.user, accept=self.accept)
+        return _finished_view(match_id, request)
+
+
+class RematchAcceptApi(RematchAnswerApi):
+    @extend_schema(
+        request=None,
+        responses={200: MatchViewSerializer},
+        operation_id="matches_rematch_accept_create",
+        summary="Accept the rematch on offer",
+        description="When the last person accepts, the rematch starts (`rematch.match`).",
+    )
+    def post(self, request: Request, match_id: str) -> Response:
+        return super().post(request, match_id)
+
+
+class RematchDeclineApi(RematchAnswerApi):
+    accept = False
+
+    @extend_schema(
+        request=None,
+        responses={200: MatchViewSerializer},
+        operation_id="matches_rematch_decline_create",
+        summary="Decline the rematch on offer",
+        description="The offer ends (anyone may offer again).",
+    )
+    def post(self, request: Request, match_id: str) -> Response:
+        return super().post(request, match_id)
+
+
+def _finished_view(match_id: str, request: Request) -> Response:
+    match, seat = selectors.match_for_user(match_id=match_id, user=request.user)
+    return Response(selectors.player_view_get(match=match, seat=seat))
 
 
 # ---------------------------------------------------------------- hints

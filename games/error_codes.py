@@ -66,7 +66,9 @@ CATALOGUE: dict[str, ErrorCode] = {
     "not_away": C((409,), "You are in your seat: there is nothing to return to."),
     "match_not_started": C((409,), "The match waits for players: no one can act yet."),
     "match_finished": C((409,), "The match is over; `seq` is its last event."),
-    "match_not_finished": C((409,), "A replay is available once the match is over."),
+    "match_not_finished": C((409,), "A replay, or a rematch, is available once the match is over."),  # noqa: E501
+    "no_rematch_offer": C((409,), "No rematch is on offer (none was made, or it was declined or expired): offer one."),  # noqa: E501
+    "not_in_queue": C((409,), "You wait at no quick play table (once it started, leave the match instead)."),  # noqa: E501
     "match_not_active": C((409,), "Hints are given while a match is being played."),
     "stale_sequence": C((409,), "The expected_seq sent is not the match's newest event; `seq` is."),
     "invalid_idempotency_key": C((400,), "An Idempotency-Key is 1 to 128 visible ASCII characters."),  # noqa: E501

@@ -2,9 +2,11 @@
 each seat may see of it. The one place an event type is spelled.
 
 Event types and their payloads (the seat is on the event, not in the payload):
-    match_created   {options, first_dealer, hints_allowed, turn_seconds}
+    match_created   {options, first_dealer, hints_allowed, turn_seconds, visibility?,
+                     rematch_of?}
     seat_taken      {seat, kind, user_id, username, level}
     seat_left       {seat, level}                     a person left; a computer plays on
+    seat_vacated    {seat}                            left before the start: the seat is open
     seat_timed_out  {seat, level, seconds}            turn timer: a computer plays for them
     seat_returned   {seat}                            ...until they take the seat back
     match_started   {}
@@ -40,6 +42,7 @@ from games.engine import ACTION_TYPES, HAND_SCORED, HAND_THROWN_IN, MATCH_FINISH
 MATCH_CREATED = "match_created"
 SEAT_TAKEN = "seat_taken"
 SEAT_LEFT = "seat_left"
+SEAT_VACATED = "seat_vacated"
 SEAT_TIMED_OUT = "seat_timed_out"
 SEAT_RETURNED = "seat_returned"
 MATCH_STARTED = "match_started"
@@ -59,6 +62,8 @@ class MatchCreated(TypedDict):
     first_dealer: int
     hints_allowed: bool
     turn_seconds: int | None
+    visibility: NotRequired[str]  # a models.Visibility; absent in older logs: private
+    rematch_of: NotRequired[str]  # the finished match this one is the rematch of
 
 
 class SeatTaken(TypedDict):
@@ -72,6 +77,10 @@ class SeatTaken(TypedDict):
 class SeatLeft(TypedDict):
     seat: int
     level: str
+
+
+class SeatVacated(TypedDict):
+    seat: int
 
 
 class SeatTimedOut(TypedDict):
@@ -157,8 +166,13 @@ class MatchAbandoned(TypedDict):
 
 # ---------------------------------------------------------------- redaction rules
 
-# A rule: (payload, the event's seat, the viewer's seat or None for a spectator) -> what
-# the viewer may see of the payload while the match is not finished.
+# The viewer who sits at no seat: a person watching a public match. Every rule below
+# takes it as the viewer's seat and shows it only what is public to the whole table
+# (no cards of a deal, no discard); there is no other path for spectators.
+SPECTATOR = None
+
+# A rule: (payload, the event's seat, the viewer's seat or SPECTATOR) -> what the viewer
+# may see of the payload while the match is not finished.
 Rule = Callable[[Mapping[str, Any], int | None, int | None], dict[str, Any]]
 
 
@@ -169,14 +183,14 @@ def shown_to_all(payload: Mapping[str, Any], event_seat: int | None, seat: int |
 def deal_seen(payload: Mapping[str, Any], event_seat: int | None, seat: int | None) -> dict:
     """The deck and salt stay secret until the match is over; a seat sees its own cards."""
     seen = {k: v for k, v in payload.items() if k not in ("deck", "salt")}
-    if seat is not None:
+    if seat is not SPECTATOR:
         seen["cards"] = seat_cards(payload["deck"], payload["dealer"], seat)
     return seen
 
 
 def discard_seen(payload: Mapping[str, Any], event_seat: int | None, seat: int | None) -> dict:
-    """The card the dealer buried is seen by the dealer alone."""
-    if seat == event_seat:
+    """The card the dealer buried is seen by the dealer alone (never by a spectator)."""
+    if seat is not SPECTATOR and seat == event_seat:
         return dict(payload)
     return {"action": {"type": DISCARD_ACTION}}
 
@@ -199,6 +213,9 @@ REGISTRY: dict[str, EventType] = {
         EventType(MATCH_CREATED, MatchCreated, shown_to_all, "the match and its rules"),
         EventType(SEAT_TAKEN, SeatTaken, shown_to_all, "a person or a computer sits down"),
         EventType(SEAT_LEFT, SeatLeft, shown_to_all, "a person left; a computer plays on"),
+        EventType(
+            SEAT_VACATED, SeatVacated, shown_to_all, "left before the start: the seat is open"
+        ),
         EventType(SEAT_TIMED_OUT, SeatTimedOut, shown_to_all, "turn timer: a computer plays"),
         EventType(SEAT_RETURNED, SeatReturned, shown_to_all, "...until they take it back"),
         EventType(MATCH_STARTED, Empty, shown_to_all, "every seat is taken"),
@@ -229,8 +246,7 @@ EVENT_TYPES: tuple[str, ...] = tuple(REGISTRY)
 
 # The event each engine action is logged as.
 ACTION_EVENT_TYPES: dict[str, str] = {
-    t: (CARD_PLAYED if t == PLAY else DISCARD if t == DISCARD_ACTION else BID)
-    for t in ACTION_TYPES
+    t: (CARD_PLAYED if t == PLAY else DISCARD if t == DISCARD_ACTION else BID) for t in ACTION_TYPES
 }
 ACTION_EVENTS = frozenset(ACTION_EVENT_TYPES.values())  # bid, discard, card_played
 # Derived by the rules (apply_action's outcomes); the replay re-derives and compares them.
@@ -241,6 +257,7 @@ HAND_OVER = (HAND_SCORED, HAND_THROWN_IN)
 NO_ENGINE_EFFECT = (
     SEAT_TAKEN,
     SEAT_LEFT,
+    SEAT_VACATED,
     SEAT_TIMED_OUT,
     SEAT_RETURNED,
     MATCH_STARTED,
@@ -275,7 +292,13 @@ class NewEvent:
 
 
 def match_created(
-    *, options: dict[str, Any], first_dealer: int, hints_allowed: bool, turn_seconds: int | None
+    *,
+    options: dict[str, Any],
+    first_dealer: int,
+    hints_allowed: bool,
+    turn_seconds: int | None,
+    visibility: str = "private",
+    rematch_of: str | None = None,
 ) -> NewEvent:
     payload = MatchCreated(
         options=options,
@@ -283,6 +306,10 @@ def match_created(
         hints_allowed=hints_allowed,
         turn_seconds=turn_seconds,
     )
+    if visibility != "private":  # a private match's payload stays as it always was
+        payload["visibility"] = visibility
+    if rematch_of is not None:
+        payload["rematch_of"] = rematch_of
     return NewEvent(MATCH_CREATED, None, dict(payload))
 
 
@@ -295,6 +322,10 @@ def seat_taken(
 
 def seat_left(*, seat: int, level: str) -> NewEvent:
     return NewEvent(SEAT_LEFT, seat, dict(SeatLeft(seat=seat, level=level)))
+
+
+def seat_vacated(*, seat: int) -> NewEvent:
+    return NewEvent(SEAT_VACATED, seat, dict(SeatVacated(seat=seat)))
 
 
 def seat_timed_out(*, seat: int, level: str, seconds: int | None) -> NewEvent:
@@ -354,7 +385,7 @@ class _Logged(Protocol):
 
 
 def redact(event: _Logged, seat: int | None, finished: bool) -> dict[str, Any]:
-    """The payload of a logged event as `seat` may see it (None: a spectator). Once the
+    """The payload of a logged event as `seat` may see it (SPECTATOR: a spectator). Once the
     match is finished, everything; before that each type's rule, and an unknown type
     (one added to the log and forgotten here) shows nothing."""
     if finished:

@@ -27,6 +27,12 @@ class SeatKind(models.TextChoices):
     COMPUTER = "computer", "computer player"
 
 
+class Visibility(models.TextChoices):
+    PRIVATE = "private", "only the seated"
+    # Anyone signed in may watch it: the spectator's view (games.events.redact, no seat).
+    PUBLIC = "public", "anyone may watch"
+
+
 class Match(models.Model):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     created_by = models.ForeignKey(
@@ -50,6 +56,17 @@ class Match(models.Model):
     # the turn came to them is played for by a computer player until they come back.
     turn_seconds = models.PositiveIntegerField(null=True, blank=True)
     turn_deadline = models.DateTimeField(null=True, blank=True)
+    visibility = models.CharField(max_length=8, choices=Visibility, default=Visibility.PRIVATE)
+    # Quick play (games/quickplay.py): the table's options as one key (people asking with
+    # the same options sit at the same table), the level open seats are filled with when
+    # the wait is over ("" if the people asked for no computer players), and when.
+    quickplay_key = models.CharField(max_length=64, blank=True, default="")
+    quickplay_fill_level = models.CharField(max_length=16, blank=True, default="")
+    quickplay_starts_at = models.DateTimeField(null=True, blank=True)
+    # A rematch (games/rematch.py) links to the finished match it follows.
+    rematch_of = models.OneToOneField(
+        "self", on_delete=models.PROTECT, null=True, blank=True, related_name="rematch"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
     finished_at = models.DateTimeField(null=True, blank=True)
@@ -59,6 +76,12 @@ class Match(models.Model):
         verbose_name_plural = "matches"
         indexes = [
             models.Index(fields=["status", "updated_at"]),
+            models.Index(fields=["visibility", "status", "updated_at"], name="match_public"),
+            models.Index(
+                fields=["quickplay_key", "created_at"],
+                condition=models.Q(status="waiting") & ~models.Q(quickplay_key=""),
+                name="match_quickplay_waiting",
+            ),
             models.Index(fields=["awaiting_computer", "updated_at"]),
             models.Index(fields=["turn_deadline"], name="match_turn_deadline"),
         ]
@@ -237,3 +260,27 @@ class Hint(models.Model):
 
     def __str__(self) -> str:
         return f"hint {self.id} ({self.status})"
+
+
+class RematchStatus(models.TextChoices):
+    PENDING = "pending", "waiting for answers"
+    STARTED = "started", "everyone accepted: the rematch is being played"
+    DECLINED = "declined", "someone declined"
+    EXPIRED = "expired", "not every answer came in time"
+
+
+class RematchOffer(models.Model):
+    """An offer, made at the end of a match, to play again with the same seats. One per
+    finished match: offering again after a decline or expiry renews it."""
+
+    match = models.OneToOneField(Match, on_delete=models.CASCADE, related_name="rematch_offer")
+    offered_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE)
+    status = models.CharField(max_length=16, choices=RematchStatus, default=RematchStatus.PENDING)
+    # Seat index (as text: JSON) -> "pending", "accepted" or "declined"; a computer seat
+    # accepts at once.
+    answers = models.JSONField(default=dict)
+    created_at = models.DateTimeField(auto_now_add=True)
+    expires_at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"rematch offer for {self.match_id} ({self.status})"

@@ -1,4 +1,5 @@
-"""Who is at the table: a person is present while a live stream of theirs is open.
+"""Who is at the table: a person is present while a live stream of theirs is open; and
+how many are watching a public match (spectators' streams).
 
 Kept in Django's cache (Redis in production, shared by every API process; the
 process's memory in the embedded default, which is one process), not in the event
@@ -6,9 +7,15 @@ log: presence is not part of the game. A stream marks its seat when it opens and
 at every keep-alive; the mark lapses after two keep-alive intervals without one,
 and this process removes it when its last stream for the seat closes (another
 process's stream puts it back at its next keep-alive).
+
+A spectator's stream takes one of SPECTATOR_SLOTS slots of the match in the cache (an
+atomic add of a free one), refreshed and lapsing the same way; the number watching is the
+number of slots taken (one read of them all). Spectators past the last slot watch
+uncounted.
 """
 
 import contextlib
+import random
 from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
@@ -64,3 +71,63 @@ def present_seats(match_id: Any) -> set[int]:
     keys = [_key(match_id, seat) for seat in range(4)]
     found = shared_cache.run(lambda cache: cache.get_many(keys), dict)
     return {seat for seat in range(4) if found.get(_key(match_id, seat))}
+
+
+# ---------------------------------------------------------------- spectators
+
+
+def _slot_key(match_id: Any, slot: int) -> str:
+    return f"watching:{match_id}:{slot}"
+
+
+def _slot_keys(match_id: Any) -> list[str]:
+    return [_slot_key(match_id, slot) for slot in range(settings.SPECTATOR_SLOTS)]
+
+
+@in_pool
+def _take_slot(match_id: str) -> int | None:
+    ttl = 2 * settings.STREAM_KEEPALIVE_SECONDS + 5
+
+    def take(cache: Any) -> int | None:
+        taken = cache.get_many(_slot_keys(match_id))
+        free = [s for s in range(settings.SPECTATOR_SLOTS) if _slot_key(match_id, s) not in taken]
+        random.shuffle(free)  # two spectators arriving at once rarely try the same slot
+        for slot in free[:8]:
+            if cache.add(_slot_key(match_id, slot), True, ttl):
+                return slot
+        return None
+
+    return shared_cache.run(take, _nothing)
+
+
+@in_pool
+def _keep_slot(match_id: str, slot: int) -> None:
+    ttl = 2 * settings.STREAM_KEEPALIVE_SECONDS + 5
+    shared_cache.run(lambda cache: cache.set(_slot_key(match_id, slot), True, ttl), _nothing)
+
+
+@in_pool
+def _free_slot(match_id: str, slot: int) -> None:
+    shared_cache.run(lambda cache: cache.delete(_slot_key(match_id, slot)), _nothing)
+
+
+@contextlib.asynccontextmanager
+async def watching(match_id: str) -> AsyncIterator[Callable[[], Awaitable[None]]]:
+    """While a spectator's stream is open: counts them, and yields the refresh to call at
+    each keep-alive."""
+    slot = await _take_slot(match_id)
+
+    async def refresh() -> None:
+        if slot is not None:
+            await _keep_slot(match_id, slot)
+
+    try:
+        yield refresh
+    finally:
+        if slot is not None:
+            await _free_slot(match_id, slot)
+
+
+def watching_count(match_id: Any) -> int:
+    """How many spectators' streams of the match are open."""
+    return len(shared_cache.run(lambda cache: cache.get_many(_slot_keys(match_id)), dict))

@@ -11,7 +11,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from games import events as V
-from games.models import Event, Hand, Match, MatchStatus
+from games.models import Event, Hand, Match, MatchStatus, Visibility
 
 
 def project(match: Match, events: Iterable[Event]) -> None:
@@ -24,6 +24,8 @@ def project(match: Match, events: Iterable[Event]) -> None:
 
 def _match_created(match: Match, event: Event) -> None:
     match.status = MatchStatus.WAITING
+    match.visibility = event.payload.get("visibility", Visibility.PRIVATE)
+    match.rematch_of_id = event.payload.get("rematch_of")
     match.score_ns = match.score_we = match.hands_played = 0
     match.winner_team = None
     match.finished_at = None

@@ -9,12 +9,13 @@ from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import QuerySet
+from django.utils import timezone
 
 from games import engine as E
 from games import eventlog, events, fairness, hands, presence
 from games.deal_view import seat_cards
 from games.errors import NotFound
-from games.models import Event, Match, MatchStatus, Seat
+from games.models import Event, Match, MatchStatus, RematchOffer, RematchStatus, Seat, Visibility
 
 
 def match_for_user(*, match_id: Any, user: AbstractBaseUser) -> tuple[Match, int]:
@@ -28,6 +29,29 @@ def match_for_user(*, match_id: Any, user: AbstractBaseUser) -> tuple[Match, int
     if seat is None:
         raise NotFound()
     return seat.match, seat.index
+
+
+def match_for_viewer(*, match_id: Any, user: AbstractBaseUser) -> tuple[Match, int | None]:
+    """The match and the caller's seat, or no seat (events.SPECTATOR) at a public match;
+    NotFound for a private match the caller has no seat at, as for no match at all."""
+    if not is_match_id(match_id):
+        raise NotFound()
+    seat = Seat.objects.select_related("match").filter(match_id=match_id, user=user).first()
+    if seat is not None:
+        return seat.match, seat.index
+    match = Match.objects.filter(pk=match_id, visibility=Visibility.PUBLIC).first()
+    if match is None:
+        raise NotFound()
+    return match, events.SPECTATOR
+
+
+def public_matches() -> QuerySet[Match]:
+    """Public matches being played now, the most recently moved first (the watch page)."""
+    return (
+        Match.objects.filter(visibility=Visibility.PUBLIC, status=MatchStatus.ACTIVE)
+        .prefetch_related("seats__user")
+        .order_by("-updated_at")
+    )
 
 
 def is_match_id(value: Any) -> bool:
@@ -47,6 +71,9 @@ def matches_for_user(*, user: AbstractBaseUser, status: str | None = None) -> Qu
 
 def seats_summary(match: Match, viewer: int | None = None) -> list[dict[str, Any]]:
     present = presence.present_seats(match.pk)
+    seats = match.seats.all()
+    if not getattr(match, "_prefetched_objects_cache", {}).get("seats"):
+        seats = seats.select_related("user")
     return [
         {
             "index": seat.index,
@@ -58,7 +85,7 @@ def seats_summary(match: Match, viewer: int | None = None) -> list[dict[str, Any
             "away": seat.away,
             "present": seat.index in present,  # a live stream of theirs is open
         }
-        for seat in match.seats.all().select_related("user").order_by("index")
+        for seat in sorted(seats, key=lambda seat: seat.index)
     ]
 
 
@@ -77,6 +104,49 @@ def match_summary(match: Match, viewer: int | None = None) -> dict[str, Any]:
         "seats": seats_summary(match, viewer),
         "created_at": match.created_at.isoformat(),
         "finished_at": match.finished_at.isoformat() if match.finished_at else None,
+        "visibility": match.visibility,
+        # Spectators' open streams (a private match has none).
+        "watching": presence.watching_count(match.pk) if match.visibility == "public" else 0,
+        "quickplay": _quickplay(match),
+        "rematch_of": str(match.rematch_of_id) if match.rematch_of_id else None,
+        "rematch": rematch_body(match) if match.status == MatchStatus.FINISHED else None,
+    }
+
+
+def status_of(offer: RematchOffer) -> str:
+    """Its status, an offer past its time being expired even before anyone touched it."""
+    if offer.status == RematchStatus.PENDING and offer.expires_at <= timezone.now():
+        return RematchStatus.EXPIRED
+    return offer.status
+
+
+def rematch_body(match: Match) -> dict[str, Any] | None:
+    """The rematch of a finished match as its view shows it: the offer and its answers,
+    and the new match once it started."""
+    offer = RematchOffer.objects.filter(match=match).select_related("offered_by").first()
+    if offer is None:
+        return None
+    started = Match.objects.filter(rematch_of=match).values_list("pk", flat=True).first()
+    return {
+        "status": status_of(offer),
+        "offered_by": offer.offered_by.get_username(),
+        "expires_at": offer.expires_at.isoformat(),
+        "answers": [
+            {"seat": int(seat), "answer": answer}
+            for seat, answer in sorted(offer.answers.items(), key=lambda kv: int(kv[0]))
+        ],
+        "match": str(started) if started else None,
+    }
+
+
+def _quickplay(match: Match) -> dict[str, Any] | None:
+    if not match.quickplay_key:
+        return None
+    starts = match.quickplay_starts_at
+    return {
+        "computers": bool(match.quickplay_fill_level),
+        "level": match.quickplay_fill_level or None,
+        "starts_at": starts.isoformat() if starts and match.status == "waiting" else None,
     }
 
 
@@ -91,6 +161,25 @@ def player_view_get(
     if view["hand"] is not None:
         view["hand"]["commitment"] = folded.commitment
     return {**match_summary(match, seat), "you": seat, "view": view}
+
+
+def spectator_view_get(*, match: Match) -> dict[str, Any]:
+    """A public match as a spectator sees it: the summary and the engine's spectator view
+    (bids, cards played, scores, whose turn; no cards of any hand, nothing of the kitty
+    but the upcard, no discard), with the commitment to the current deal."""
+    folded = eventlog.load(match)
+    view = E.spectator_view(folded.state)
+    del view["seat"], view["legal_actions"]  # (None and []: no seat, nothing to do)
+    if view["hand"] is not None:
+        view["hand"]["commitment"] = folded.commitment
+    return {**match_summary(match), "you": None, "spectator_view": view}
+
+
+def view_get(*, match: Match, seat: int | None) -> dict[str, Any]:
+    """The caller's view: their seat's, or a spectator's (seat None)."""
+    if seat is events.SPECTATOR:
+        return spectator_view_get(match=match)
+    return player_view_get(match=match, seat=seat)
 
 
 # ---------------------------------------------------------------- the log, per seat

@@ -23,7 +23,7 @@ from games import events as V
 from games.errors import BadInput, Conflict, NotFound, Unprocessable, from_rule_error
 from games.events import NewEvent
 from games.levels import DEFAULT_LEVEL, LEVELS
-from games.models import IdempotentResponse, Match, MatchStatus, Seat, SeatKind
+from games.models import IdempotentResponse, Match, MatchStatus, Seat, SeatKind, Visibility
 from games.selectors import is_match_id, player_view_get
 from games.turns import plays_for_computer, schedule_computer_turn, seat_to_act
 
@@ -86,47 +86,87 @@ def match_create(
     hints_allowed: bool = True,
     first_dealer: int = 3,
     turn_seconds: int | None = None,
+    visibility: str = Visibility.PRIVATE,
 ) -> Match:
     seats = seats_check(seats)
+    rules = _checked_rules(options, turn_seconds, visibility)
+    with transaction.atomic():
+        room_for_another_match(user)
+        return new_match(
+            created_by=user,
+            seats=[(user if spec.kind == ME else None, spec) for spec in seats],
+            rules=rules,
+            hints_allowed=hints_allowed,
+            first_dealer=first_dealer,
+            turn_seconds=turn_seconds,
+            visibility=visibility,
+        )
+
+
+def _checked_rules(
+    options: dict[str, Any] | None, turn_seconds: int | None, visibility: str
+) -> E.Options:
     if turn_seconds is not None and not MIN_TURN_SECONDS <= turn_seconds <= MAX_TURN_SECONDS:
         raise BadInput(
             "invalid_turn_seconds",
             f"A turn timer is {MIN_TURN_SECONDS} to {MAX_TURN_SECONDS} seconds (or none).",
         )
+    if visibility not in Visibility.values:
+        raise BadInput("invalid_input", f"visibility is one of {', '.join(Visibility.values)}.")
     try:
-        rules = E.Options.from_dict(options)
+        return E.Options.from_dict(options)
     except E.RuleError as exc:
         raise from_rule_error(exc) from exc
 
-    with transaction.atomic():
-        _room_for_another_match(user)
-        match = Match.objects.create(
-            created_by=user,
+
+def new_match(
+    *,
+    created_by: AbstractBaseUser,
+    seats: list[tuple[AbstractBaseUser | None, SeatSpec]],
+    rules: E.Options,
+    hints_allowed: bool,
+    first_dealer: int,
+    turn_seconds: int | None,
+    visibility: str = Visibility.PRIVATE,
+    rematch_of: Match | None = None,
+    **fields: Any,
+) -> Match:
+    """Create a match with its seats (a person, given with a ME spec; an open seat; a
+    computer with its level), in the caller's transaction; it starts at once if every seat
+    is taken. For quick play and rematches (games/quickplay.py, games/rematch.py) as for
+    match_create; `fields` are further Match fields (quick play's)."""
+    match = Match.objects.create(
+        created_by=created_by,
+        options=rules.to_dict(),
+        hints_allowed=hints_allowed,
+        first_dealer=first_dealer,
+        turn_seconds=turn_seconds,
+        visibility=visibility,
+        rematch_of=rematch_of,
+        **fields,
+    )
+    events = [
+        V.match_created(
             options=rules.to_dict(),
-            hints_allowed=hints_allowed,
             first_dealer=first_dealer,
+            hints_allowed=hints_allowed,
             turn_seconds=turn_seconds,
+            visibility=visibility,
+            rematch_of=str(rematch_of.pk) if rematch_of is not None else None,
         )
-        events = [
-            V.match_created(
-                options=rules.to_dict(),
-                first_dealer=first_dealer,
-                hints_allowed=hints_allowed,
-                turn_seconds=turn_seconds,
+    ]
+    for index, (person, spec) in enumerate(seats):
+        if spec.kind == ME:
+            seat = Seat.objects.create(match=match, index=index, kind=SeatKind.HUMAN, user=person)
+        elif spec.kind == COMPUTER:
+            seat = Seat.objects.create(
+                match=match, index=index, kind=SeatKind.COMPUTER, bot_level=spec.level
             )
-        ]
-        for index, spec in enumerate(seats):
-            if spec.kind == ME:
-                seat = Seat.objects.create(match=match, index=index, kind=SeatKind.HUMAN, user=user)
-            elif spec.kind == COMPUTER:
-                seat = Seat.objects.create(
-                    match=match, index=index, kind=SeatKind.COMPUTER, bot_level=spec.level
-                )
-            else:
-                Seat.objects.create(match=match, index=index, kind=SeatKind.OPEN)
-                continue
-            events.append(_seat_taken(seat))
-        _commit_events(match, eventlog.Folded(E.MatchState(rules, first_dealer), None), events)
+        else:
+            Seat.objects.create(match=match, index=index, kind=SeatKind.OPEN)
+            continue
+        events.append(_seat_taken(seat))
+    _commit_events(match, eventlog.Folded(E.MatchState(rules, first_dealer), None), events)
     return match
 
 
@@ -143,26 +183,32 @@ def _seat_taken(seat: Seat) -> NewEvent:
 def match_join(*, match_id: Any, user: AbstractBaseUser, seat_index: int | None = None) -> Match:
     """Take an open seat (the first one unless `seat_index` names one)."""
     with transaction.atomic():
-        match = _locked_match(match_id)
-        seated = match.seats.filter(user=user).exists()
-        if match.status != MatchStatus.WAITING and not seated:
-            raise NotFound()  # an invite is good only while the match waits for players
-        if seated:
-            raise Conflict("already_seated", "You already have a seat at this match.")
-        open_seats = match.seats.filter(kind=SeatKind.OPEN)
-        if seat_index is not None:
-            open_seats = open_seats.filter(index=seat_index)
-        seat = open_seats.order_by("index").first()
-        if seat is None:
-            raise Conflict("seat_taken", "That seat is not open.")
-        _room_for_another_match(user)
-        seat.kind, seat.user = SeatKind.HUMAN, user
-        seat.save(update_fields=["kind", "user"])
-        _commit_events(match, eventlog.load(match), [_seat_taken(seat)])
+        match = locked_match(match_id)
+        seat_join(match, user, seat_index)
     return match
 
 
-def _room_for_another_match(user: AbstractBaseUser) -> None:
+def seat_join(match: Match, user: AbstractBaseUser, seat_index: int | None = None) -> Seat:
+    """Seat `user` at the locked `match` (in the caller's transaction)."""
+    seated = match.seats.filter(user=user).exists()
+    if match.status != MatchStatus.WAITING and not seated:
+        raise NotFound()  # an invite is good only while the match waits for players
+    if seated:
+        raise Conflict("already_seated", "You already have a seat at this match.")
+    open_seats = match.seats.filter(kind=SeatKind.OPEN)
+    if seat_index is not None:
+        open_seats = open_seats.filter(index=seat_index)
+    seat = open_seats.order_by("index").first()
+    if seat is None:
+        raise Conflict("seat_taken", "That seat is not open.")
+    room_for_another_match(user)
+    seat.kind, seat.user = SeatKind.HUMAN, user
+    seat.save(update_fields=["kind", "user"])
+    _commit_events(match, eventlog.load(match), [_seat_taken(seat)])
+    return seat
+
+
+def room_for_another_match(user: AbstractBaseUser) -> None:
     """Refuses a seat at one more match to a person who already sits at
     MAX_ACTIVE_MATCHES_PER_USER matches waiting or being played (each one can keep a
     worker busy with computer turns). Locks the user's row first, so that two requests
@@ -185,7 +231,7 @@ def match_leave(*, match_id: Any, user: AbstractBaseUser, level: str = "") -> Ma
     the last person leaves, the match is abandoned: computers never play on for nobody."""
     level = level or DEFAULT_LEVEL
     with transaction.atomic():
-        match = _locked_match(match_id)
+        match = locked_match(match_id)
         seat = _callers_seat(match, user)
         seat.kind, seat.user, seat.bot_level, seat.away = SeatKind.COMPUTER, None, level, False
         seat.save(update_fields=["kind", "user", "bot_level", "away"])
@@ -194,6 +240,31 @@ def match_leave(*, match_id: Any, user: AbstractBaseUser, level: str = "") -> Ma
             events.append(_abandoned(match))
         _commit_events(match, eventlog.load(match), events)
     return match
+
+
+def seat_vacate(match: Match, seat: Seat) -> None:
+    """Before the start (quick play's queue): the person's seat is open again, and no
+    computer takes it; when nobody is left the match is abandoned. In the caller's
+    transaction, `match` locked."""
+    seat.kind, seat.user, seat.bot_level, seat.away = SeatKind.OPEN, None, "", False
+    seat.save(update_fields=["kind", "user", "bot_level", "away"])
+    events = [V.seat_vacated(seat=seat.index)]
+    if not _anyone_seated(match):
+        events.append(_abandoned(match))
+    _commit_events(match, eventlog.load(match), events)
+
+
+def seats_fill(match: Match, level: str) -> int:
+    """Computer players of `level` take every open seat of the locked `match` (which then
+    starts); how many. In the caller's transaction."""
+    events = []
+    for seat in match.seats.filter(kind=SeatKind.OPEN).order_by("index"):
+        seat.kind, seat.bot_level = SeatKind.COMPUTER, level
+        seat.save(update_fields=["kind", "bot_level"])
+        events.append(_seat_taken(seat))
+    if events:
+        _commit_events(match, eventlog.load(match), events)
+    return len(events)
 
 
 def match_abandon(*, match_id: Any) -> bool:
@@ -242,7 +313,7 @@ def seat_time_out(*, match_id: Any) -> bool:
 def seat_return(*, match_id: Any, user: AbstractBaseUser) -> Match:
     """Take your seat back from the computer player that your turn timer put in."""
     with transaction.atomic():
-        match = _locked_match(match_id)
+        match = locked_match(match_id)
         seat = _callers_seat(match, user)
         if not seat.away:
             raise Conflict("not_away", "You are in your seat: no computer player plays for you.")
@@ -285,7 +356,7 @@ def action_submit(
     whose answer is an empty body); with an idempotency key, a repeated request gets the
     first response again."""
     with transaction.atomic():
-        match = _locked_match(match_id)
+        match = locked_match(match_id)
         if idempotency_key is not None:
             fingerprint = request_fingerprint("match_action", match.pk, action, expected_seq)
             stored = IdempotentResponse.objects.filter(user=user, key=idempotency_key).first()
@@ -342,7 +413,7 @@ def request_fingerprint(endpoint: str, match_id: Any, *parts: Any) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def _locked_match(match_id: Any) -> Match:
+def locked_match(match_id: Any) -> Match:
     match = None
     if is_match_id(match_id):
         match = Match.objects.select_for_update().filter(pk=match_id).first()

@@ -3,7 +3,8 @@
 An async view (DRF has none), so that under an ASGI server an idle client costs a
 coroutine, not a worker. It authenticates with the same tokens as the API, sends
 the events after `Last-Event-ID` (or `?after=N`) from the log, then each new one
-as the caller's seat may see it (games.selectors.event_for_seat), its seq as the
+as the caller's seat (or a spectator of a public match) may see it
+(games.selectors.event_for_seat), its seq as the
 SSE id, and a comment every STREAM_KEEPALIVE_SECONDS while nothing happens. The
 stream ends once a finished match's log is all sent (reconnecting then answers 204),
 when the caller leaves their seat, and after STREAM_MAX_SECONDS (the client
@@ -79,7 +80,7 @@ def _match_for_caller(request: HttpRequest, match_id: str) -> tuple[Any, int]:
         raise Unauthenticated("authentication_failed", str(exc.detail)) from exc
     if found is None:
         raise Unauthenticated("not_authenticated", str(exceptions.NotAuthenticated.default_detail))
-    return selectors.match_for_user(match_id=match_id, user=found[0])
+    return selectors.match_for_viewer(match_id=match_id, user=found[0])
 
 
 _SEQ = re.compile(r"[0-9]{1,12}")
@@ -103,12 +104,19 @@ def _after(request: HttpRequest) -> int:
     return int(header or (afters[0] if afters else "0"))
 
 
-async def _messages(match_id: str, seat: int, after: int) -> AsyncIterator[str]:
+def _counted(match_id: str, seat: int | None) -> Any:
+    """The seat marked present while its stream is open; a spectator counted as watching."""
+    if seat is V.SPECTATOR:
+        return presence.watching(match_id)
+    return presence.at_table(match_id, seat)
+
+
+async def _messages(match_id: str, seat: int | None, after: int) -> AsyncIterator[str]:
     keepalive = settings.STREAM_KEEPALIVE_SECONDS
     # A stream ends now and then, so that the client reconnects and its token and seat
     # are checked again (a revoked token stops getting events within this time).
     ends_at = time.monotonic() + settings.STREAM_MAX_SECONDS
-    async with live.hub().watching(match_id) as watch, presence.at_table(match_id, seat) as here:
+    async with live.hub().watching(match_id) as watch, _counted(match_id, seat) as here:
         yield "retry: 2000\n\n"
         last, poll = after, False
         while time.monotonic() < ends_at:
@@ -128,7 +136,7 @@ async def _messages(match_id: str, seat: int, after: int) -> AsyncIterator[str]:
                 item = selectors.event_for_seat(event, seat, watch.finished)
                 yield f"id: {event.seq}\nevent: match_event\ndata: {json.dumps(item)}\n\n"
                 last = event.seq
-                if event.type == V.SEAT_LEFT and event.seat == seat:
+                if event.type == V.SEAT_LEFT and seat is not None and event.seat == seat:
                     return  # the seat is a computer player's now: its cards are not the caller's
             if watch.finished and last >= watch.latest:
                 return  # the whole log is sent; it will never grow
@@ -153,7 +161,8 @@ def schema_hook(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
             "operationId": "matches_stream",
             "summary": "Live events of a match (Server-Sent Events)",
             "description": (
-                "Each new event as your seat may see it (the same objects as GET .../events), "
+                "Each new event as your seat may see it (the same objects as GET .../events; a "
+                "spectator of a public match sees what a spectator may), "
                 "as `id: <seq>`, `event: match_event`, `data: <json>`; `: keep-alive` "
                 "comments while idle. Resume with Last-Event-ID (or ?after=N): exactly the "
                 "events after it, then live ones. Ends once a finished match's log is all "

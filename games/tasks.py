@@ -9,7 +9,7 @@ from django.conf import settings
 from django.db import InterfaceError, OperationalError
 from django.utils import timezone
 
-from games import later
+from games import later, quickplay
 from games.models import Hint, HintStatus, Match, MatchStatus, SeatKind
 from games.services import match_abandon, seat_time_out
 from games.turns import enqueue_computer_turn
@@ -40,7 +40,8 @@ def sweep() -> int:
     match that has waited on a computer player for longer than COMPUTER_TURN_STALE_AFTER
     seconds (a lost message, a broker outage); enforce turn deadlines passed by
     TURN_TIMER_SWEEP_GRACE seconds (a lost timer); end hints pending for longer than
-    HINT_STALE_AFTER seconds (a lost task) as failed."""
+    HINT_STALE_AFTER seconds (a lost task) as failed; start the quick play tables whose
+    wait ended TURN_TIMER_SWEEP_GRACE seconds ago (a lost start_quickplay)."""
     live = Match.objects.filter(status__in=(MatchStatus.WAITING, MatchStatus.ACTIVE))
     unattended = live.exclude(seats__kind=SeatKind.HUMAN).values_list("pk", flat=True)
     abandoned = sum(match_abandon(match_id=pk) for pk in unattended)
@@ -59,7 +60,14 @@ def sweep() -> int:
         explanation="The hint was not worked out in time; ask again or play on.",
         completed_at=timezone.now(),
     )
-    return abandoned + queued + timed_out
+    grace = settings.TURN_TIMER_SWEEP_GRACE
+    started = sum(quickplay.quickplay_start(match_id=pk) for pk in quickplay.due_tables(grace))
+    return abandoned + queued + timed_out + started
+
+
+def start_table(match_id: str) -> bool:
+    """A quick play table's wait is over (games.quickplay.quickplay_start)."""
+    return quickplay.quickplay_start(match_id=match_id)
 
 
 def time_out(match_id: str) -> bool:
@@ -69,6 +77,7 @@ def time_out(match_id: str) -> bool:
 
 sweep_waiting_matches = shared_task(name=later.SWEEP_WAITING_MATCHES, ignore_result=True)(sweep)
 time_out_turn = shared_task(name=later.TIME_OUT_TURN, **SAFE_TASK)(time_out)
+start_quickplay = shared_task(name=later.START_QUICKPLAY, **SAFE_TASK)(start_table)
 # The names these tasks had in bots.tasks before they moved here: a message queued under
 # one before the release that moved them (a timer's countdown, a sweep sent by beat) still
 # runs. Drop them a release later.

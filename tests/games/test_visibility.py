@@ -135,6 +135,79 @@ def test_people_leaving_one_by_one_until_the_match_is_abandoned_see_only_their_o
     assert types <= set(EVENT_TYPES)
 
 
+def spectator_allowed_cards(match_id: str) -> set[str]:
+    """What a spectator may know of the hand being played: the upcard and the cards played."""
+    deal = Event.objects.filter(match_id=match_id, type="hand_dealt").order_by("-seq").first()
+    later = Event.objects.filter(match_id=match_id, seq__gt=deal.seq, type="card_played")
+    return {deal.payload["deck"][20]} | {e.payload["action"]["card"] for e in later}
+
+
+def check_spectator(client, match_id: str) -> None:
+    """The spectator's view, its events and the whole log, as check_seat does for a seat."""
+    body = view(client, match_id)
+    if body["status"] == "finished":
+        return
+    assert body["you"] is None and "view" not in body
+    assert not {"seat", "seat_name", "legal_actions"} & set(body["spectator_view"])
+    allowed = spectator_allowed_cards(match_id)
+    assert cards_in(body) <= allowed, f"the spectator's view shows {cards_in(body) - allowed}"
+    assert not {"deck", "salt", "kitty", "hands", "my_discard"} & keys_in(body)
+    if body["spectator_view"]["hand"] is not None:  # (a trick's "cards" are cards played)
+        assert "cards" not in body["spectator_view"]["hand"]
+
+    deal = Event.objects.filter(match_id=match_id, type="hand_dealt").order_by("-seq").first()
+    events = client.get(f"/api/v1/matches/{match_id}/events", {"after": deal.seq - 1}).json()
+    current = cards_in(events["events"])
+    assert current <= allowed, f"the spectator's events show {current - allowed}"
+    whole_log = client.get(f"/api/v1/matches/{match_id}/events").json()["events"]
+    for event in whole_log:
+        if event["type"] == "hand_dealt":
+            assert not {"deck", "salt", "cards"} & set(event["payload"])
+        if event["type"] == "discard":
+            assert "card" not in event["payload"]["action"]
+    replay = client.get(f"/api/v1/matches/{match_id}/replay")
+    assert replay.status_code == 409 and replay.json()["code"] == "match_not_finished"
+
+
+# Several public matches, each under other rules: every way a hand can go (alone, defending
+# alone, thrown in, discards) is met, and the spectator is checked after every event.
+PUBLIC_MATCHES = [
+    {"target_score": 5},
+    {"target_score": 3, "stick_the_dealer": False, "lone_lead": "loner_left"},
+    {"target_score": 3, "defending_alone": True, "lone_lead": "canadian"},
+]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_spectator_sees_no_hidden_card_after_every_event_of_several_public_matches():
+    _, spectator = make_player("watcher")
+    seen_types: set[str] = set()
+    for n, options in enumerate(PUBLIC_MATCHES):
+        clients = [make_player(f"{name}{n}")[1] for name in ("south", "west", "north", "east")]
+        match_id = four_player_match(clients, options=options, visibility="public")
+        checked = 0
+        for step in range(3000):
+            bodies = [view(c, match_id) for c in clients]
+            if bodies[0]["status"] == "finished":
+                break
+            check_spectator(spectator, match_id)
+            checked = Event.objects.filter(match_id=match_id).count()
+            turn = bodies[0]["view"]["turn"]
+            legal = bodies[turn]["view"]["legal_actions"]
+            # Vary the choices: the last legal action mostly, the first now and then.
+            chosen = legal[0] if step % 5 == 0 else legal[-1]
+            assert act(clients[turn], match_id, chosen).status_code == 200
+        else:
+            raise AssertionError("the match did not end")
+        assert checked > 20
+        seen_types |= set(Event.objects.filter(match_id=match_id).values_list("type", flat=True))
+        # Once finished, the spectator sees everything, as the seats do, and the replay.
+        final = spectator.get(f"/api/v1/matches/{match_id}/events").json()["events"]
+        assert any("deck" in e["payload"] for e in final if e["type"] == "hand_dealt")
+        assert spectator.get(f"/api/v1/matches/{match_id}/replay").status_code == 200
+    assert {"discard", "card_played", "hand_revealed", "match_finished"} <= seen_types
+
+
 def test_an_event_type_the_filter_does_not_know_shows_no_payload():
     """Fail closed: a type added later and forgotten in selectors.event_for_seat leaks
     nothing; every known type is either filtered or listed as public."""

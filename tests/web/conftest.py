@@ -21,8 +21,9 @@ from tests.web.support import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, ROOT, free_por
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory) -> Iterator[str]:
-    """The service on the embedded default under uvicorn; yields its base URL."""
+def server(tmp_path_factory, request) -> Iterator[str]:
+    """The service on the embedded default under uvicorn; yields its base URL. A module's
+    SERVER_ENV (a dict) adds to or overrides its environment."""
     tmp = tmp_path_factory.mktemp("e2e-server")
     env = {
         **os.environ,
@@ -40,6 +41,7 @@ def server(tmp_path_factory) -> Iterator[str]:
         "THROTTLE_MATCHES": "100000/min",
         "STATIC_ROOT": str(tmp / "static"),
         "PYTHONPATH": str(ROOT),
+        **getattr(request.module, "SERVER_ENV", {}),
     }
     subprocess.run(
         [sys.executable, str(ROOT / "manage.py"), "migrate", "--noinput"],

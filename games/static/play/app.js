@@ -1,7 +1,9 @@
-// The page: a hash router over five screens: sign in, lobby (new match + your matches),
-// join by invite link, the table, and the replay of a finished match.
+// The page: a hash router over six screens: sign in, lobby (quick play, new match, your
+// matches), join by invite link, the table (a seat's, or a spectator's of a public
+// match), the replay of a finished match, and the public matches to watch.
 //   #/              lobby          #/match/<id>    the table
 //   #/join/<id>     invite link    #/replay/<id>   replay
+//   #/watch         public matches being played now
 import { api, clearSession, session, setSession } from "./api.js";
 import { LEVELS, capital, playerName, teamName } from "./cards.js";
 import { showMatch } from "./match.js";
@@ -37,7 +39,7 @@ function route() {
     return;
   }
   const screens = { match: showMatch, replay: showReplay, join: showJoin };
-  const screen = screens[name] && id ? screens[name] : showLobby;
+  const screen = name === "watch" ? showWatch : screens[name] && id ? screens[name] : showLobby;
   teardown = screen(app, id, { go }) || null;
 }
 
@@ -199,6 +201,7 @@ function showLobby(root, _id, { go }) {
         error,
       ),
     ),
+    quickPlayPanel(go),
     h("section", { class: "panel" }, h("h2", {}, "Your matches"), list),
   );
 
@@ -222,6 +225,88 @@ function showLobby(root, _id, { go }) {
           finished ? [" · ", teamName(m.winner_team), " won · ", h("a", { href: `#/replay/${m.id}` }, "Replay")] : null,
         );
       }));
+    })
+    .catch((err) => replace(list, h("li", { class: "error" }, err.detail)));
+  return null;
+}
+
+// ------------------------------------------------------------------ quick play
+
+const PRESETS = [
+  ["standard", "Standard: to 10, stick the dealer"],
+  ["short", "Short: to 5"],
+  ["no_stick", "No stick the dealer"],
+  ["canadian", "Canadian loner, defending alone"],
+];
+
+function quickPlayPanel(go) {
+  const preset = h("select", { id: "qp-preset", "data-testid": "qp-preset" },
+    PRESETS.map(([value, label]) => h("option", { value }, label)));
+  const computers = h("input", { type: "checkbox", id: "qp-computers", checked: true, "data-testid": "qp-computers" });
+  const level = h("select", { id: "qp-level", "data-testid": "qp-level" },
+    LEVELS.map((name) => h("option", { value: name, selected: name === "medium" }, capital(name))));
+  const timer = h("select", { id: "qp-turn-seconds", "data-testid": "qp-turn-seconds" },
+    h("option", { value: "", selected: true }, "Off"),
+    TURN_TIMERS.map((seconds) => h("option", { value: String(seconds) }, `${seconds} s a turn`)));
+  const error = errorBox("quickplay-error");
+  const submit = h("button", { type: "submit", class: "primary", "data-testid": "quickplay" }, "Find a table");
+  computers.addEventListener("change", () => { level.disabled = !computers.checked; });
+
+  async function find(event) {
+    event.preventDefault();
+    showError(error, null);
+    submit.disabled = true;
+    try {
+      const match = await api("POST", "quickplay", {
+        preset: preset.value,
+        computers: computers.checked,
+        level: level.value,
+        turn_seconds: timer.value ? Number(timer.value) : null,
+      });
+      go(`#/match/${match.id}`);
+    } catch (err) {
+      showError(error, err);
+      submit.disabled = false;
+    }
+  }
+
+  return h("section", { class: "panel", "data-testid": "quickplay-panel" },
+    h("h2", {}, "Quick play"),
+    h("p", { class: "small" }, "A seat at a public table with people who asked for the same; anyone may watch it."),
+    h("form", { onsubmit: find, "data-testid": "quickplay-form" },
+      h("label", { for: "qp-preset" }, "Rules"), preset,
+      h("label", { class: "check", for: "qp-computers" }, computers, " Computer players may take the seats no one takes"),
+      h("label", { for: "qp-level" }, "Their level"), level,
+      h("label", { for: "qp-turn-seconds" }, "Turn timer"), timer,
+      h("div", { class: "row" }, submit, h("a", { href: "#/watch", class: "button secondary", "data-testid": "watch-link" }, "Watch a match")),
+      error,
+    ),
+  );
+}
+
+// ------------------------------------------------------------------ watch
+
+function showWatch(root) {
+  const list = h("ul", { class: "matches", "data-testid": "public-list" }, h("li", {}, "Loading…"));
+  replace(root,
+    h("section", { class: "panel", "data-testid": "watch-screen" },
+      h("h1", {}, "Watch a match"),
+      h("p", { class: "small" }, "Public matches being played now. You see what a spectator may: the bids, the cards played and the score, no one's hand."),
+      list,
+      h("p", {}, h("a", { href: "#/" }, "Lobby")),
+    ),
+  );
+  api("GET", "matches/public?page_size=50")
+    .then((page) => {
+      if (!page.results.length) {
+        replace(list, h("li", { "data-testid": "no-public-matches" }, "No public match is being played now."));
+        return;
+      }
+      replace(list, page.results.map((m) => h("li", { "data-testid": "public-item", "data-match-id": m.id },
+        h("a", { href: `#/match/${m.id}` }, `${teamName(0)} ${m.scores[0]} – ${m.scores[1]} ${teamName(1)}`),
+        ` · ${m.seats.map(playerName).join(", ")} · to ${m.options.target_score}`,
+        m.watching ? ` · ${m.watching} watching` : "",
+      )));
     })
     .catch((err) => replace(list, h("li", { class: "error" }, err.detail)));
   return null;

@@ -29,6 +29,7 @@ const POLL_MS = 2000;
 // has come on the stream by then (the server puts a computer player in at the deadline).
 const LATE_REFRESH_MS = 2500;
 const RETURN_ATTEMPTS = 5;
+const REMATCH_WATCH_MS = 10 * 60 * 1000;
 const POSITIONS = ["bottom", "left", "top", "right"]; // you, your left, partner, your right
 // A catch-up (after a reconnect, a tab that was hidden, or more than a hand behind, as
 // when a computer player plays for you) plays at most this many finished tricks at the
@@ -101,6 +102,10 @@ export function showMatch(root, id) {
     away: h("div", { class: "away-notice", "data-testid": "away-notice", role: "alert", hidden: true }),
     returnButton: h("button", { type: "button", class: "primary", "data-testid": "return-button" }, "I'm back"),
     banner: h("div", { class: "banner", "data-testid": "match-over", hidden: true }),
+    // A spectator of a public match: no one's cards, and how many are watching.
+    watching: h("p", { class: "watching", "data-testid": "watching", hidden: true }),
+    // A quick play table waiting for people: when computer players take the open seats.
+    queue: h("div", { class: "queue", "data-testid": "quickplay-wait", hidden: true }),
     invite: h("div", { class: "invite", "data-testid": "invite", hidden: true }),
     table: h("div", { class: "table", "data-testid": "table" }),
     hand: h("div", { class: "hand", "data-testid": "hand", role: "group", "aria-label": "Your cards" }),
@@ -132,7 +137,9 @@ export function showMatch(root, id) {
     el.scoreline,
     el.status,
     el.away,
+    el.watching,
     el.banner,
+    el.queue,
     el.invite,
     el.leave,
     h("div", { class: "board" },
@@ -175,6 +182,11 @@ export function showMatch(root, id) {
 
   function accept(body) {
     if (st.latest && body.seq < st.latest.seq) return; // an older answer arriving late
+    if (!body.view && body.spectator_view) {
+      // Watching a public match: the table is drawn as for a seat that holds no cards
+      // and has nothing to do (spectator() tells the two apart).
+      body.view = { ...body.spectator_view, seat: null, legal_actions: [] };
+    }
     const text = JSON.stringify(body);
     if (st.latest && text === st.bodyText) {
       // The same view again (several events, one answer): keep the table as it is, so
@@ -397,7 +409,7 @@ export function showMatch(root, id) {
       } while (st.again && !st.stopped);
     } catch (err) {
       if (!st.latest) {
-        const text = err.status === 404 ? "There is no such match, or you have no seat at it." : err.detail;
+        const text = err.status === 404 ? "There is no such match, or you have no seat at it (a private match is seen by its players only)." : err.detail;
         replace(root, h("section", { class: "panel narrow" }, h("p", { class: "error", role: "alert", "data-testid": "error" }, text), h("a", { href: "#/" }, "Back to the lobby")));
         st.stopped = true;
       } else {
@@ -574,6 +586,12 @@ export function showMatch(root, id) {
     return st.latest.seats[seat];
   }
 
+  // Watching a public match: no seat of ours (the table is drawn with south at the bottom).
+  function spectator() {
+    const body = st.latest || st.body;
+    return Boolean(body && body.view && (body.view.seat === null || body.view.seat === undefined));
+  }
+
   function amAway() {
     const body = st.latest;
     const mine = body.seats[body.view.seat];
@@ -589,7 +607,7 @@ export function showMatch(root, id) {
   // Our turn, and the table has caught up with the view: a move can be made.
   function myTurnNow() {
     const body = st.body;
-    return Boolean(body && body.status === "active" && body.view.turn === body.view.seat && !pending());
+    return Boolean(body && body.status === "active" && !spectator() && body.view.turn === body.view.seat && !pending());
   }
 
   function render() {
@@ -613,6 +631,8 @@ export function showMatch(root, id) {
     renderCountdown();
     renderAway();
     renderBanner();
+    renderWatching();
+    renderQueue();
     renderInvite();
     renderTable();
     renderHand();
@@ -649,6 +669,16 @@ export function showMatch(root, id) {
     const us = body.scores[mine];
     const them = body.scores[1 - mine];
     const trump = hand && hand.trump;
+    if (spectator()) {
+      replace(el.scoreline,
+        h("span", { class: "chip", "data-testid": "trump-now", "data-trump": trump || "" },
+          "Trump: ",
+          trump ? h("strong", { class: SUITS[trump].red ? "red" : "" }, suitLabel(trump)) : h("strong", {}, "not chosen yet")),
+        h("span", { class: "chip", "data-testid": "score-now", "data-scores": body.scores.join("-") },
+          "Score: ", h("strong", {}, `${teamName(0)} ${body.scores[0]}, ${teamName(1)} ${body.scores[1]}`), ` (to ${body.options.target_score})`),
+      );
+      return;
+    }
     replace(el.scoreline,
       h("span", { class: "chip", "data-testid": "trump-now", "data-trump": trump || "" },
         "Trump: ",
@@ -769,6 +799,8 @@ export function showMatch(root, id) {
     el.status.hidden = body.status === "finished" && !pending();
     if (body.status === "waiting") {
       text = "Waiting for players to take the open seats.";
+    } else if (spectator() && body.status === "active" && view.turn !== null && view.turn !== undefined && !pending()) {
+      text = `${PHASES[view.phase]}: ${seatName(view.turn)} (${playerName(seatInfo(view.turn))}) to act.`;
     } else if (pending()) {
       text = st.said || "…";
     } else if (body.status === "finished") {
@@ -867,7 +899,98 @@ export function showMatch(root, id) {
         " ",
         h("a", { href: "#/", class: "button secondary" }, "New match"),
       ),
+      you === null || you === undefined ? null : rematchBox(st.latest),
     );
+  }
+
+  // A rematch: offer it, answer it, and go to it once everyone has accepted. Until an
+  // offer is settled the view is asked for every few seconds (the finished match's
+  // stream has ended).
+  function rematchBox(body) {
+    const offer = body.rematch;
+    const box = h("div", { class: "rematch", "data-testid": "rematch", "data-rematch-status": offer ? offer.status : "none", "aria-live": "polite" });
+    const send = (path) => async () => {
+      try {
+        accept(await api("POST", `matches/${id}/${path}`));
+      } catch (err) {
+        setMessage(err, "error");
+        render();
+      }
+    };
+    const mine = offer && offer.answers.find((a) => a.seat === body.you);
+    // Someone else's offer, or the answers to ours, come by asking again (for at most
+    // REMATCH_WATCH_MS after the end: a page left open is not asked for ever).
+    const recent = Date.now() - Date.parse(body.finished_at) < REMATCH_WATCH_MS;
+    watchRematch(recent && (!offer || offer.status === "pending"));
+    if (!offer || offer.status === "declined" || offer.status === "expired") {
+      replace(box,
+        offer ? h("p", {}, offer.status === "declined" ? "The rematch was declined." : "The rematch offer expired.") : null,
+        h("button", { type: "button", class: "primary", "data-testid": "rematch-offer", onclick: send("rematch") }, "Offer a rematch"),
+      );
+    } else if (offer.status === "started") {
+      replace(box, h("p", {}, "Everyone accepted: ",
+        h("a", { href: `#/match/${offer.match}`, class: "button primary", "data-testid": "rematch-link" }, "Go to the rematch")));
+    } else if (mine && mine.answer === "pending") {
+      replace(box,
+        h("p", {}, `${offer.offered_by} offers a rematch: the same seats, the deal moved on one.`),
+        h("div", { class: "row" },
+          h("button", { type: "button", class: "primary", "data-testid": "rematch-accept", onclick: send("rematch/accept") }, "Accept"),
+          h("button", { type: "button", class: "secondary", "data-testid": "rematch-decline", onclick: send("rematch/decline") }, "Decline")),
+      );
+    } else {
+      const waiting = offer.answers.filter((a) => a.answer === "pending").map((a) => seatName(a.seat));
+      replace(box, h("p", {}, `Rematch offered: waiting for ${waiting.join(", ")} to accept.`));
+    }
+    return box;
+  }
+
+  function watchRematch(on) {
+    if (on && !st.rematchTimer && !st.stopped) {
+      st.rematchTimer = setInterval(() => { if (!st.stopped) refresh(); }, POLL_MS);
+    } else if (!on && st.rematchTimer) {
+      clearInterval(st.rematchTimer);
+      st.rematchTimer = null;
+    }
+  }
+
+  function renderWatching() {
+    const body = st.latest;
+    const shown = body.visibility === "public" && body.status !== "waiting";
+    el.watching.hidden = !shown;
+    if (!shown) return;
+    const n = body.watching || 0;
+    el.watching.setAttribute("data-count", String(n));
+    replace(el.watching,
+      spectator() ? h("strong", {}, "You are watching this match. ") : "A public match: anyone may watch. ",
+      `${n} watching now.`);
+  }
+
+  function renderQueue() {
+    const body = st.latest;
+    const waiting = body.status === "waiting" && body.quickplay && !spectator();
+    el.queue.hidden = !waiting;
+    if (!waiting) return;
+    const at = body.quickplay.starts_at ? new Date(body.quickplay.starts_at) : null;
+    const leaveQueue = h("button", { type: "button", class: "secondary", "data-testid": "quickplay-leave" }, "Leave the queue");
+    leaveQueue.addEventListener("click", async () => {
+      try {
+        await api("DELETE", "quickplay");
+        location.hash = "#/";
+      } catch (err) {
+        setMessage(err, "error");
+        render();
+      }
+    });
+    replace(el.queue,
+      h("p", {}, "Quick play: waiting for people with the same options. ",
+        at && body.quickplay.computers
+          ? `Computer players take the open seats at ${at.toLocaleTimeString()} if no one comes.`
+          : "The match starts when four people are here."),
+      leaveQueue);
+    // Nothing is logged while we wait for the time: ask again then.
+    if (at && !st.queueTimer) {
+      st.queueTimer = setTimeout(() => { st.queueTimer = null; if (!st.stopped) refresh(); }, Math.max(500, at - Date.now() + 1500));
+    }
   }
 
   function renderInvite() {
@@ -915,10 +1038,10 @@ export function showMatch(root, id) {
       "data-turn": String(turn),
       "data-away": String(away),
     },
-      h("div", { class: "seat-name", title: `${seatName(seat)}: ${playerName(info)}` }, seat === view.seat ? `${seatName(seat)} · You` : seatName(seat), teamOf(seat) === teamOf(view.seat) && seat !== view.seat ? " · partner" : "",
+      h("div", { class: "seat-name", title: `${seatName(seat)}: ${playerName(info)}` }, seat === view.seat ? `${seatName(seat)} · You` : seatName(seat), !spectator() && teamOf(seat) === teamOf(view.seat) && seat !== view.seat ? " · partner" : "",
         h("span", { class: "player" }, " ", playerName(info))),
       away ? h("div", { class: "small away-note", "data-testid": "away-note", title: "Their time ran out; they can take the seat back" }, "(away — computer playing)") : null,
-      info && info.kind === "human" && seat !== view.seat
+      info && info.kind === "human" && seat !== view.seat && !spectator()
         ? h("div", { class: `small presence ${info.present ? "here" : "gone"}`, "data-testid": "presence", "data-present": String(Boolean(info.present)) },
           info.present ? "● at the table" : "○ not connected")
         : null,
@@ -991,6 +1114,10 @@ export function showMatch(root, id) {
     const body = st.body;
     const view = body.view;
     const hand = view.hand;
+    if (spectator()) {
+      replace(el.hand, h("p", { class: "small", "data-testid": "spectator-note" }, "You are watching: no one's cards are shown until each hand is over."));
+      return;
+    }
     if (!hand || !hand.cards.length) {
       replace(el.hand, body.status === "waiting" ? h("p", { class: "small" }, "Your cards are dealt when the match starts.") : null);
       return;
@@ -1076,7 +1203,7 @@ export function showMatch(root, id) {
       replace(el.alone);
     }
     const body = st.body;
-    el.hintButton.hidden = !(body.hints_allowed && body.status === "active");
+    el.hintButton.hidden = !(body.hints_allowed && body.status === "active") || spectator();
     el.hintButton.disabled = !now;
   }
 
@@ -1084,7 +1211,7 @@ export function showMatch(root, id) {
     const body = st.body;
     const view = body.view;
     const hand = view.hand;
-    const mine = teamOf(view.seat);
+    const mine = spectator() ? null : teamOf(view.seat);
     const teamLabel = (team) => `${teamName(team)}${team === mine ? " (you)" : ""}`;
     const rows = [
       h("dt", {}, "Score"),
@@ -1172,6 +1299,8 @@ export function showMatch(root, id) {
     document.removeEventListener("visibilitychange", onVisible);
     clearTimeout(st.clockTimer);
     clearTimeout(st.lateTimer);
+    clearTimeout(st.queueTimer);
+    watchRematch(false);
     stopFollowing();
   };
 }

@@ -1,0 +1,186 @@
+"""Quick play: a seat at a public table of people who asked for the same options.
+
+`quickplay_join` seats the caller at the one table waiting for people with the same
+options (the rules preset, whether computer players may fill seats and their level,
+the turn timer: `Ask.key`), or opens it. Requests for the same options are serialized
+by a PostgreSQL advisory lock on the key, held to the end of the transaction, so there
+is never a second waiting table for one key, a seat given twice, or a seat lost; other
+options' queues do not wait (no lock on SQLite, the embedded default: it has one writer
+at a time anyway). The table's fourth person starts it (services._commit_events).
+
+When the table's wait (QUICKPLAY_WAIT_SECONDS from its opening) is over, the task
+games.tasks.start_quickplay (asked for through games.later when the table opens; the
+periodic sweep for a lost one) gives its open seats to computer players of the asked
+level, and it starts; if the people asked for no computer players it waits on for
+people. `quickplay_leave` takes the caller out of the queue before the start: the seat
+is open again (event seat_vacated), and a table nobody waits at is abandoned. A person
+waits in one queue at a time: asking with other options leaves the table they wait at.
+"""
+
+import zlib
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import connection, transaction
+from django.utils import timezone
+
+from games import engine as E
+from games import later, services
+from games.errors import BadInput, Conflict
+from games.levels import DEFAULT_LEVEL, LEVELS
+from games.models import Match, MatchStatus, Seat, SeatKind, Visibility
+from games.services import ME, OPEN, SeatSpec
+
+# The rules a quick play table is played under (engine options, docs/rules.md).
+PRESETS: dict[str, dict[str, Any]] = {
+    "standard": {},  # Poozee (000): to 10, stick the dealer, going alone
+    "short": {"target_score": 5},
+    "no_stick": {"stick_the_dealer": False},
+    "canadian": {"lone_lead": "canadian", "defending_alone": True},
+}
+DEFAULT_PRESET = "standard"
+
+
+@dataclass(frozen=True)
+class Ask:
+    """What a person asks quick play for."""
+
+    preset: str = DEFAULT_PRESET
+    computers: bool = True  # computer players may take the seats left open after the wait
+    level: str = DEFAULT_LEVEL  # theirs
+    turn_seconds: int | None = None
+
+    def checked(self) -> "Ask":
+        if self.preset not in PRESETS:
+            raise BadInput("invalid_option", f"preset is one of {', '.join(PRESETS)}.")
+        if self.level not in LEVELS:
+            raise BadInput("invalid_level", f"level is one of {', '.join(LEVELS)}.")
+        seconds = self.turn_seconds
+        if seconds is not None and not (
+            services.MIN_TURN_SECONDS <= seconds <= services.MAX_TURN_SECONDS
+        ):
+            raise BadInput(
+                "invalid_turn_seconds",
+                f"A turn timer is {services.MIN_TURN_SECONDS} to "
+                f"{services.MAX_TURN_SECONDS} seconds (or none).",
+            )
+        return self
+
+    @property
+    def fill_level(self) -> str:
+        return self.level if self.computers else ""
+
+    def key(self) -> str:
+        """The queue: people asking with the same key sit at the same table."""
+        return f"{self.preset}/{self.fill_level or '-'}/{self.turn_seconds or 0}"
+
+
+def quickplay_join(*, user: AbstractBaseUser, ask: Ask) -> Match:
+    """The caller's seat at the table waiting for `ask`'s options (the one they already
+    wait at, if any), or a new one."""
+    ask = ask.checked()
+    key = ask.key()
+    _leave_tables(user, exclude_key=key)  # one queue at a time: asking anew moves you
+    with transaction.atomic():
+        _lock_queue(key)
+        waiting = Match.objects.filter(status=MatchStatus.WAITING, quickplay_key=key)
+        mine = waiting.filter(seats__user=user).first()
+        if mine is not None:
+            return mine  # asking again is no second seat
+        table = waiting.select_for_update().order_by("created_at").first()
+        if table is not None:
+            services.seat_join(table, user)
+            return table
+        services.room_for_another_match(user)
+        wait = settings.QUICKPLAY_WAIT_SECONDS
+        table = services.new_match(
+            created_by=user,
+            seats=[(user, SeatSpec(ME)), *[(None, SeatSpec(OPEN))] * 3],
+            rules=E.Options.from_dict(PRESETS[ask.preset]),
+            hints_allowed=True,
+            first_dealer=3,
+            turn_seconds=ask.turn_seconds,
+            visibility=Visibility.PUBLIC,
+            quickplay_key=key,
+            quickplay_fill_level=ask.fill_level,
+            quickplay_starts_at=timezone.now() + timedelta(seconds=wait),
+        )
+        if ask.fill_level:
+            match_id = str(table.pk)
+            transaction.on_commit(
+                lambda: later.run_after(later.START_QUICKPLAY, match_id, seconds=wait)
+            )
+    return table
+
+
+def _lock_queue(key: str) -> None:
+    """Serialize the requests for one queue until this transaction ends."""
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            # Two 32-bit keys: a namespace of ours, and the queue's.
+            cursor.execute(
+                "SELECT pg_advisory_xact_lock(%s, %s)",
+                [_NAMESPACE, zlib.crc32(key.encode()) - 2**31],
+            )
+
+
+_NAMESPACE = 0x51_50  # "QP"
+
+
+def quickplay_leave(*, user: AbstractBaseUser) -> list[str]:
+    """Leave every quick play table the caller waits at (before its start): the ids."""
+    left = _leave_tables(user)
+    if not left:
+        raise Conflict(
+            "not_in_queue",
+            "You wait at no quick play table (if it has started, leave the match instead).",
+        )
+    return left
+
+
+def _leave_tables(user: AbstractBaseUser, exclude_key: str = "") -> list[str]:
+    left = []
+    tables = (
+        Seat.objects.filter(
+            user=user, match__status=MatchStatus.WAITING, match__quickplay_key__gt=""
+        )
+        .exclude(match__quickplay_key=exclude_key)
+        .values_list("match_id", flat=True)
+    )
+    for match_id in list(tables):
+        with transaction.atomic():
+            match = Match.objects.select_for_update().get(pk=match_id)
+            seat = match.seats.filter(user=user).first()
+            if match.status != MatchStatus.WAITING or seat is None:
+                continue  # it started (or they left) meanwhile
+            services.seat_vacate(match, seat)
+            left.append(str(match_id))
+    return left
+
+
+def quickplay_start(*, match_id: Any) -> bool:
+    """The wait of a quick play table is over: computer players take its open seats and
+    it starts. False if there is nothing to do (it started, was left, or waits longer)."""
+    with transaction.atomic():
+        match = Match.objects.select_for_update().filter(pk=match_id).first()
+        if match is None or match.status != MatchStatus.WAITING or not match.quickplay_fill_level:
+            return False
+        if match.quickplay_starts_at is None or match.quickplay_starts_at > timezone.now():
+            return False
+        if not match.seats.filter(kind=SeatKind.HUMAN).exists():
+            return False  # the sweep abandons it
+        return services.seats_fill(match, match.quickplay_fill_level) > 0
+
+
+def due_tables(grace: float) -> list[str]:
+    """Tables whose wait ended `grace` seconds ago and which still wait (a lost task)."""
+    late = timezone.now() - timedelta(seconds=grace)
+    return [
+        str(pk)
+        for pk in Match.objects.filter(status=MatchStatus.WAITING, quickplay_starts_at__lt=late)
+        .exclude(quickplay_fill_level="")
+        .values_list("pk", flat=True)
+    ]

@@ -1,0 +1,219 @@
+"""Quick play: people asking with the same options sit at the same table; after the wait
+computer players take the open seats (if asked for) and it starts; leaving the queue."""
+
+from collections import Counter
+from datetime import timedelta
+
+import pytest
+import requests
+from django.utils import timezone
+
+from games import later, quickplay
+from games.models import Event, Match, MatchStatus, Seat, SeatKind
+from tests.conftest import make_player
+from tests.games.helpers import assert_error
+from tests.games.social_support import people, race
+
+
+def ask(client, **options):
+    response = client.post("/api/v1/quickplay", options, format="json")
+    assert response.status_code == 200, response.content
+    return response.json()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_people_with_the_same_options_sit_at_the_same_public_table():
+    (_, alice, _), (_, bob, _) = people("alice", "bob")
+    first = ask(alice, preset="short", level="easy")
+    second = ask(bob, preset="short", level="easy")
+    assert first["id"] == second["id"]
+    assert first["visibility"] == "public" and first["status"] == "waiting"
+    assert first["options"]["target_score"] == 5
+    assert first["quickplay"]["computers"] and first["quickplay"]["level"] == "easy"
+    assert first["quickplay"]["starts_at"]
+    assert [s["kind"] for s in second["seats"]] == ["human", "human", "open", "open"]
+    assert second["you"] == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_other_options_are_another_table_and_asking_again_is_no_second_seat():
+    (_, alice, _), (_, bob, _) = people("alice", "bob")
+    table = ask(alice)["id"]
+    assert ask(alice)["id"] == table
+    assert ask(bob, turn_seconds=30)["id"] != table
+    assert ask(bob, computers=False)["id"] != table
+    assert Seat.objects.filter(match_id=table, kind=SeatKind.HUMAN).count() == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_asking_with_other_options_moves_you_to_that_queue():
+    (_, alice, _), (_, bob, _) = people("alice", "bob")
+    first = ask(alice)["id"]
+    ask(bob)
+    second = ask(bob, preset="short")["id"]
+    assert Seat.objects.filter(user__username="bob", kind=SeatKind.HUMAN).count() == 1
+    assert Match.objects.get(pk=first).seats.get(index=1).kind == SeatKind.OPEN
+    assert Seat.objects.get(user__username="bob").match_id == Match.objects.get(pk=second).pk
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_fourth_person_starts_the_table_and_the_fifth_opens_the_next():
+    clients = [c for _, c, _ in people("a1", "a2", "a3", "a4", "a5")]
+    ids = [ask(c, computers=False)["id"] for c in clients]
+    assert len(set(ids[:4])) == 1 and ids[4] != ids[0]
+    full = Match.objects.get(pk=ids[0])
+    assert full.status == MatchStatus.ACTIVE
+    assert Event.objects.filter(match=full, type="hand_dealt").exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_after_the_wait_computer_players_take_the_open_seats_and_it_starts(settings):
+    settings.QUICKPLAY_WAIT_SECONDS = 0
+    (_, alice, _), (_, bob, _) = people("alice", "bob")
+    table = ask(alice, level="random")["id"]
+    ask(bob, level="random")
+    # The task that start_quickplay names, as a worker runs it (in-process here).
+    assert later.run_soon(later.START_QUICKPLAY, table)
+    match = Match.objects.get(pk=table)
+    assert match.status in (MatchStatus.ACTIVE, MatchStatus.FINISHED)
+    kinds = [(s.kind, s.bot_level) for s in match.seats.order_by("index")]
+    assert kinds[2:] == [(SeatKind.COMPUTER, "random")] * 2 and kinds[0][0] == SeatKind.HUMAN
+    assert alice.get(f"/api/v1/matches/{table}").json()["quickplay"]["starts_at"] is None
+
+
+@pytest.mark.django_db(transaction=True)
+def test_before_the_wait_is_over_the_table_waits_for_people():
+    (_, alice, _), = people("alice")
+    table = ask(alice)["id"]
+    assert quickplay.quickplay_start(match_id=table) is False
+    assert Match.objects.get(pk=table).status == MatchStatus.WAITING
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_table_of_people_who_asked_for_no_computers_waits_on_for_people(settings):
+    settings.QUICKPLAY_WAIT_SECONDS = 0
+    (_, alice, _), = people("alice")
+    table = ask(alice, computers=False)["id"]
+    assert quickplay.quickplay_start(match_id=table) is False
+    assert Match.objects.get(pk=table).status == MatchStatus.WAITING
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_sweep_starts_a_table_whose_start_task_was_lost(settings):
+    from games.tasks import sweep
+
+    settings.TURN_TIMER_SWEEP_GRACE = 0
+    (_, alice, _), = people("alice")
+    table = ask(alice, level="random")["id"]
+    Match.objects.filter(pk=table).update(quickplay_starts_at=timezone.now() - timedelta(seconds=1))
+    sweep()
+    assert Match.objects.get(pk=table).status != MatchStatus.WAITING
+
+
+@pytest.mark.django_db(transaction=True)
+def test_leaving_the_queue_opens_the_seat_and_the_last_one_out_abandons_the_table():
+    (_, alice, _), (_, bob, _), (_, carol, _) = people("alice", "bob", "carol")
+    table = ask(alice)["id"]
+    ask(bob)
+    response = bob.delete("/api/v1/quickplay")
+    assert response.status_code == 200 and response.json() == {"left": [table]}
+    assert bob.get(f"/api/v1/matches/{table}").json()["you"] is None  # a spectator now
+    assert ask(carol)["you"] == 1  # the seat bob left is open again
+    assert Event.objects.filter(match_id=table, type="seat_vacated", seat=1).exists()
+    carol.delete("/api/v1/quickplay")
+    alice.delete("/api/v1/quickplay")
+    assert Match.objects.get(pk=table).status == MatchStatus.ABANDONED
+    assert_error(alice.delete("/api/v1/quickplay"), 409, "not_in_queue")
+    assert ask(alice)["id"] != table
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_started_table_is_left_as_a_match_not_as_the_queue():
+    clients = [c for _, c, _ in people("a1", "a2", "a3", "a4")]
+    table = [ask(c, computers=False)["id"] for c in clients][0]
+    assert_error(clients[0].delete("/api/v1/quickplay"), 409, "not_in_queue")
+    assert clients[0].post(f"/api/v1/matches/{table}/leave").status_code == 200
+
+
+@pytest.mark.django_db(transaction=True)
+def test_bad_quick_play_options_are_refused():
+    _, alice = make_player("alice")
+    for wrong in ({"preset": "x"}, {"level": "x"}, {"turn_seconds": 1}, {"computers": "yes"}):
+        response = alice.post("/api/v1/quickplay", wrong, format="json")
+        assert_error(response, 400, "invalid_input")
+    with pytest.raises(quickplay.BadInput):
+        quickplay.Ask(preset="nope").checked()
+
+
+# ---------------------------------------------------------------- concurrency, over HTTP
+
+
+@pytest.mark.django_db(transaction=True)
+def test_many_people_asking_at_once_over_http_fill_whole_tables_with_no_seat_lost(servers):
+    """26 people at once, on two API processes, threads each: six full tables and one of
+    two, every person at exactly one seat, no two tables waiting with the same options."""
+    first = servers(QUICKPLAY_WAIT_SECONDS="600")
+    second = servers(QUICKPLAY_WAIT_SECONDS="600")
+    crowd = people(*[f"p{i:02}" for i in range(26)])
+
+    def one(i: int) -> str:
+        server = (first, second)[i % 2]
+        response = requests.post(
+            f"{server.url}/api/v1/quickplay",
+            json={"computers": False, "preset": "short"},
+            headers={"Authorization": f"Token {crowd[i][2]}"},
+            timeout=60,
+        )
+        assert response.status_code == 200, response.text
+        return response.json()["id"]
+
+    answers = race(26, one)
+    assert all(isinstance(a, str) for a in answers), answers
+    sizes = sorted(Counter(answers).values())
+    assert sizes == [2, 4, 4, 4, 4, 4, 4]
+    for match_id, size in Counter(answers).items():
+        match = Match.objects.get(pk=match_id)
+        humans = list(match.seats.filter(kind=SeatKind.HUMAN).values_list("user_id", flat=True))
+        assert len(humans) == size == len(set(humans))
+        assert match.status == (MatchStatus.ACTIVE if size == 4 else MatchStatus.WAITING)
+    seated = Seat.objects.filter(user__in=[u for u, _, _ in crowd], kind=SeatKind.HUMAN)
+    assert sorted(seated.values_list("user_id", flat=True)) == sorted(u.pk for u, _, _ in crowd)
+    assert Match.objects.filter(status=MatchStatus.WAITING).exclude(quickplay_key="").count() == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_joining_and_leaving_at_once_over_http_loses_no_seat(servers):
+    """Two people leave the queue while thirteen arrive: everyone in the queue sits at
+    exactly one seat, the seats left are taken again, one table at most still waits,
+    and every table that started has four people."""
+    server = servers(QUICKPLAY_WAIT_SECONDS="600")
+    crowd = people(*[f"q{i:02}" for i in range(16)])
+    headers = [{"Authorization": f"Token {token}"} for _, _, token in crowd]
+    for i in range(3):  # three wait at a table; the first two leave during the race
+        requests.post(f"{server.url}/api/v1/quickplay", json={"computers": False},
+                      headers=headers[i], timeout=30).raise_for_status()  # fmt: skip
+    racing = [0, 1, *range(3, 16)]
+
+    def one(k: int) -> int:
+        i = racing[k]
+        method = "DELETE" if i < 2 else "POST"
+        body = None if method == "DELETE" else {"computers": False}
+        response = requests.request(
+            method, f"{server.url}/api/v1/quickplay", json=body, headers=headers[i], timeout=60
+        )
+        return response.status_code
+
+    codes = race(len(racing), one)
+    # A leaver whose table filled and started before their request is seated there (409
+    # not_in_queue: they leave the match instead); every other request is answered 200.
+    assert all(code == 200 for code in codes[2:]), codes
+    assert all(code in (200, 409) for code in codes[:2]), codes
+    stayed = [u.pk for i, (u, _, _) in enumerate(crowd) if i >= 2 or codes[i] == 409]
+    seats = Seat.objects.filter(kind=SeatKind.HUMAN, match__quickplay_key__gt="")
+    assert sorted(seats.values_list("user_id", flat=True)) == sorted(stayed)
+    tables = Match.objects.exclude(quickplay_key="").exclude(status=MatchStatus.ABANDONED)
+    waiting = [m for m in tables if m.status == MatchStatus.WAITING]
+    assert len(waiting) == (1 if len(stayed) % 4 else 0)
+    for match in tables:
+        humans = match.seats.filter(kind=SeatKind.HUMAN).count()
+        assert humans == 4 if match.status == MatchStatus.ACTIVE else 0 < humans < 4
