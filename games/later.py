@@ -32,7 +32,13 @@ PLAY_COMPUTER_TURN = "bots.tasks.play_computer_turn"  # (match_id, expected_seq)
 COMPUTE_HINT = "bots.tasks.compute_hint"  # (hint_id,)
 TIME_OUT_TURN = "games.tasks.time_out_turn"  # (match_id,)
 SWEEP_WAITING_MATCHES = "games.tasks.sweep_waiting_matches"  # (), sent by celery beat
-TASK_NAMES = (PLAY_COMPUTER_TURN, COMPUTE_HINT, TIME_OUT_TURN, SWEEP_WAITING_MATCHES)
+REVIEW_MATCH = "bots.tasks.review_match"  # (match_id,), on the review queue
+TASK_NAMES = (PLAY_COMPUTER_TURN, COMPUTE_HINT, TIME_OUT_TURN, SWEEP_WAITING_MATCHES, REVIEW_MATCH)
+# Tasks that go to the review queue (settings.CELERY_REVIEW_QUEUE), not the default one:
+# work that may take seconds and that nobody at a table waits for. A worker of its own
+# consumes that queue (docker-compose's review-worker, at a lower CPU priority), so a
+# review never holds a worker or a queue place that a computer turn needs.
+BACKGROUND_TASKS = (REVIEW_MATCH,)
 
 log = logging.getLogger(__name__)
 _local = threading.local()
@@ -68,9 +74,26 @@ def run_after(task: str, *args: Any, seconds: float) -> bool:
     return True
 
 
+def run_in_background(task: str, *args: Any) -> bool:
+    """Run the task named `task` with `args` where it delays nobody: on its own queue
+    (BACKGROUND_TASKS) in worker mode, or in this process in a thread of its own (if
+    TURN_TIMER_THREADS; otherwise not at all: what asked for it can ask again)."""
+    if not settings.CELERY_TASK_ALWAYS_EAGER:
+        return _publish(task, args, None)
+    if settings.TURN_TIMER_THREADS:
+        thread = threading.Thread(target=_run_in_thread, args=(task, args), daemon=True)
+        thread.start()
+    return True
+
+
+def queue_of(task: str) -> str | None:
+    """The queue a task goes to: the review queue for BACKGROUND_TASKS, else the default."""
+    return settings.CELERY_REVIEW_QUEUE if task in BACKGROUND_TASKS else None
+
+
 def _publish(task: str, args: tuple, countdown: float | None) -> bool:
     try:
-        current_app.send_task(task, args, countdown=countdown, retry=False)
+        current_app.send_task(task, args, countdown=countdown, retry=False, queue=queue_of(task))
     except Exception:
         log.warning("could not queue %s%r; the sweep will", task, args)
         return False
