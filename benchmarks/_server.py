@@ -262,9 +262,7 @@ class Stack:
         finally:
             probe.close()
 
-    def _wait_healthy(
-        self, name: str, proc: subprocess.Popen, timeout: float, port: int
-    ) -> None:
+    def _wait_healthy(self, name: str, proc: subprocess.Popen, timeout: float, port: int) -> None:
         """Until GET /healthz answers 200 on the port (SystemExit with the log's tail if the
         process exits or `timeout` passes first)."""
         deadline = time.monotonic() + timeout
@@ -347,6 +345,8 @@ class Stack:
                 "WARNING",
                 "-n",
                 node,
+                "-Q",
+                "celery,review",  # computer turns and hints, and match reviews
                 "--without-gossip",
                 "--without-mingle",
             ],

@@ -20,6 +20,7 @@ api = [
     path("matches/<str:match_id>/events", apis.MatchEventsApi.as_view(), name="match-events"),
     path("matches/<str:match_id>/stream", streams.match_stream, name="match-stream"),
     path("matches/<str:match_id>/replay", apis.MatchReplayApi.as_view(), name="match-replay"),
+    path("matches/<str:match_id>/review", apis.MatchReviewApi.as_view(), name="match-review"),
     path("matches/<str:match_id>/hints", apis.HintRequestApi.as_view(), name="match-hints"),
     path("hints/<str:hint_id>", apis.HintDetailApi.as_view(), name="hint"),
     path("schema", apis.SchemaApi.as_view(), name="schema"),
