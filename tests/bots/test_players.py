@@ -8,6 +8,7 @@ import pytest
 from bots.knowledge import sample_hidden
 from bots.players import DEFAULT_LEVEL, PLAYERS, choose_action
 from bots.players.hard import Budget, make_hard, match_equity
+from bots.players.reference import reference_player
 from games import engine as E
 from games.engine.cards import cards_of
 from games.engine.sampling import state_from_view
@@ -203,3 +204,17 @@ def test_match_equity_is_even_at_even_scores_and_grows_with_the_lead():
     assert equity(9, 0) > equity(8, 6) > equity(5, 5) > equity(6, 8) > equity(0, 9)
     assert equity(10, 3) == 1.0 and equity(3, 12) == 0.0
     assert equity(6, 6) + equity(6, 6) == pytest.approx(1.0)
+
+
+# ---------------------------------------------------------------- the reference opponent
+
+
+def test_the_reference_opponent_cannot_see_other_hands():
+    for i, state in enumerate(POSITIONS):
+        other = twin(state, i)
+        seat = state.turn
+        view = E.player_view(state, seat)
+        assert E.player_view(other, seat) == view
+        a = reference_player(view, random.Random(i), samples=8)
+        b = reference_player(E.player_view(other, seat), random.Random(i), samples=8)
+        assert a == b and a in view["legal_actions"]

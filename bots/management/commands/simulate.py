@@ -7,7 +7,7 @@ import time
 from django.core.management.base import BaseCommand, CommandError
 
 from bots.players.hard import DEFAULT_BUDGET, Budget
-from bots.simulation import dumps, simulate
+from bots.simulation import dumps, simulate, simulate_duplicate
 from games.engine import RuleError
 
 
@@ -21,9 +21,18 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("--games", type=int, required=True, help="how many matches")
         parser.add_argument(
-            "--levels", required=True, help="two levels, A,B (random, easy, medium, hard)"
+            "--games", type=int, required=True, help="how many matches (with --duplicate: deals)"
+        )
+        parser.add_argument(
+            "--levels",
+            required=True,
+            help="two levels, A,B (random, easy, medium, hard, reference)",
+        )
+        parser.add_argument(
+            "--duplicate",
+            action="store_true",
+            help="duplicate play: each deal played twice, teams swapped; points per hand",
         )
         parser.add_argument("--seed", type=int, default=0, help="seed for the decks and players")
         parser.add_argument(
@@ -62,10 +71,12 @@ class Command(BaseCommand):
             now = time.perf_counter()
             if now - last[0] > 30:
                 last[0] = now
-                sys.stderr.write(f"  {results.matches} of {options['games']} matches\n")
+                done = results.pairs if options["duplicate"] else results.matches
+                sys.stderr.write(f"  {done} of {options['games']}\n")
 
+        run = simulate_duplicate if options["duplicate"] else simulate
         try:
-            results = simulate(
+            results = run(
                 options["games"],
                 levels[0],
                 levels[1],
