@@ -14,8 +14,8 @@ Two values for each legal action at each decision a person made:
   the chosen one's. This part never reads a hidden card (a test deals the hidden cards
   otherwise, with the same view, and gets the same values).
 - **with all cards shown** (`shown_values`): the real deal, solved exactly
-  (double-dummy) when the solver is there: what was possible, not what the person
-  could have known.
+  (double-dummy, the bidding too): what was possible, not what the person could have
+  known.
 
 A choice is a mistake when it gave up at least `threshold` points and more than two
 standard errors of the paired difference over the deals (sampling noise alone is not a
@@ -32,7 +32,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from games.engine import (
+    BID1,
+    BID2,
     CARD_BY_TEXT,
+    DEFEND,
+    DISCARD,
     EFFECTIVE_SUIT,
     PLAY,
     SEAT_NAMES,
@@ -48,14 +52,15 @@ from games.engine import (
     with_hands,
 )
 
+from . import solver as _solver
 from .hints import explain
 from .players.hard import Budget, _sample
 from .rollout import play_out
 
-try:  # the exact double-dummy solver (issue 14, branch h/bots); playouts without it
-    from . import solver as _solver
-except ImportError:  # pragma: no cover - until the solver is merged
-    _solver = None
+# From what the seat knew, each sampled deal is solved exactly from the discard on; a bid
+# is played out by the rules instead (solving the rest of the bidding with every card
+# shown costs about 0.1 s a deal, and assumes bids made with every card shown).
+SOLVED_PHASES = frozenset({DISCARD, DEFEND, PLAY})
 
 VERSION = 1  # of the stored review's shape and method; a review of another is rebuilt
 
@@ -116,9 +121,11 @@ def _deal_values(
     budget: ReviewBudget,
     gone: int,
     voids: list[int],
+    solved: frozenset[str] = SOLVED_PHASES,
 ) -> tuple[list[float], str]:
-    """Each action's value on one full deal (a sampled one, or the real one)."""
-    if budget.solver and _solver is not None and state.phase == PLAY:
+    """Each action's value on one full deal (a sampled one, or the real one): solved
+    exactly in the `solved` phases, else played out by the Medium rules."""
+    if budget.solver and state.phase in solved:
         return _solver_values(state, seat, actions), "solver"
     team = seat & 1
     before = state.scores
@@ -159,11 +166,12 @@ def knew_values(view: dict[str, Any], rng: random.Random, budget: ReviewBudget) 
 
 def shown_values(state: MatchState, seat: int, budget: ReviewBudget) -> Valued:
     """Each legal action's value with every card shown: the real deal, solved exactly
-    (double-dummy) in the play; bids and discards played out by the rules."""
+    (double-dummy; in the bidding every seat then bids as is best with every card shown)."""
     actions = [a.to_dict() for a in state.legal_actions()]
     view = read_view(player_view(state, seat))
     gone = view.played | (view.kitty_known if view.upcard_fate != "picked_up" else 0)
-    values, method = _deal_values(state.clone(), seat, actions, budget, gone, view.voids)
+    every = frozenset({BID1, BID2, *SOLVED_PHASES})
+    values, method = _deal_values(state.clone(), seat, actions, budget, gone, view.voids, every)
     return Valued(actions, values, [values], "double_dummy" if method == "solver" else method)
 
 
