@@ -53,7 +53,7 @@ from games.engine import (
 )
 
 from . import solver as _solver
-from .hints import explain
+from .hints import _trump_card_name, explain
 from .players.hard import Budget, _sample
 from .rollout import play_out
 
@@ -241,15 +241,23 @@ def review_decision(
 # ---------------------------------------------------------------- sentences
 
 
+def _name(seen: Any, c: int) -> str:
+    """'the left bower', 'the ace of trump', 'the ace of clubs'."""
+    trump = seen.trump
+    if trump is not None and EFFECTIVE_SUIT[trump][c] == trump:
+        return _trump_card_name(c, trump)
+    return card_name(c)
+
+
 def _doing(seen: Any, action: dict[str, Any]) -> str:
     """'leading the ace of clubs', 'passing', 'ordering it up alone'."""
     kind = action["type"]
     alone = " alone" if action.get("alone") else ""
     if kind == "play":
-        name = card_name(CARD_BY_TEXT[action["card"]])
+        name = _name(seen, CARD_BY_TEXT[action["card"]])
         return f"leading {name}" if not seen.trick_cards else f"playing {name}"
     if kind == "discard":
-        return f"discarding {card_name(CARD_BY_TEXT[action['card']])}"
+        return f"discarding {_name(seen, CARD_BY_TEXT[action['card']])}"
     if kind == "order_up":
         return ("picking it up" if seen.seat == seen.dealer else "ordering it up") + alone
     if kind == "call":

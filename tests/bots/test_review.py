@@ -55,7 +55,7 @@ def test_discarding_the_right_bower_is_flagged_with_the_discard_that_was_right()
     assert reviewed["mistake"], reviewed
     assert reviewed["best"] == {"type": "discard", "card": "AS"}
     assert reviewed["loss"] >= 0.5
-    assert reviewed["sentence"].startswith("discarding the jack of hearts gave up about")
+    assert reviewed["sentence"].startswith("discarding the right bower gave up about")
     assert "discard the ace of spades" in reviewed["sentence"]
     match = review_match(decisions, {SOUTH: "alice"}, BUDGET, "blunder")
     (hand,) = match["hands"]
