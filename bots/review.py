@@ -54,7 +54,7 @@ from games.engine import (
 
 from . import solver as _solver
 from .hints import _trump_card_name, explain
-from .players.hard import Budget, _sample
+from .players.hard import Budget, _sample, candidates
 from .rollout import play_out
 
 # From what the seat knew, each sampled deal is solved exactly from the discard on; a bid
@@ -197,8 +197,8 @@ def review_decision(
     """The review of one decision, or None when there was no choice to make."""
     state, seat = decision.state, decision.seat
     view = player_view(state, seat)
-    if len(view["legal_actions"]) < 2:
-        return None
+    if len(view["legal_actions"]) < 2 or len(candidates(read_view(view))) < 2:
+        return None  # no choice: one legal action, or only cards that are the same card
     knew = knew_values(view, random.Random(decision_seed(match_seed, decision.seq)), budget)
     keys = [_key(a) for a in knew.actions]
     chosen = keys.index(_key(decision.action))

@@ -108,3 +108,25 @@ def test_what_the_seat_knew_does_not_change_when_only_the_hidden_cards_do():
             knew_values(view, random.Random(i), BUDGET).values
             == knew_values(E.player_view(other, seat), random.Random(i), BUDGET).values
         )
+
+
+def test_a_hand_played_by_the_best_choice_at_every_turn_shows_no_mistake():
+    """A dealt hand with real choices at every step: south plays, each time, the action the
+    review values best from what it knew; the review of that hand flags nothing."""
+    state = E.MatchState(E.Options(), first_dealer=3)
+    state.deal(E.seeded_deck(random.Random(21)))
+    decisions, seq = [], 0
+    while state.turn is not None and state.phase != E.DEAL:
+        seat = state.turn
+        seq += 1
+        action = medium(state)
+        if seat == SOUTH:
+            probe = review_decision(Decision(seq, 1, seat, state.clone(), action), BUDGET, "best")
+            action = probe["best"] if probe else action
+            decisions.append(Decision(seq, 1, seat, state.clone(), action))
+        state.apply_action(seat, E.action_from_dict(action))
+    match = review_match(decisions, {SOUTH: "alice"}, BUDGET, "best")
+    (alice,) = match["players"]
+    assert alice["decisions"] >= 2  # real choices were made
+    assert alice["mistakes"] == 0 and alice["points_lost"] == 0
+    assert [h["mistakes"] for h in match["hands"]] == [[]]
