@@ -402,13 +402,19 @@ def simulate_duplicate(
     workers: int = 1,
     hard_budget: Budget | None = None,
     progress: Callable[[Duplicate], None] | None = None,
+    max_seconds: float | None = None,
 ) -> Duplicate:
     """Play `pairs` deals twice each, teams swapped, and total the figures. Each deal
-    has its own seeds, so the figures do not depend on `workers`."""
+    has its own seeds, so the figures do not depend on `workers`. With `max_seconds`,
+    stops once that time is up and totals the deals finished (`pairs` says how many;
+    chunks of deals finish in any order, so they are not the first ones exactly)."""
+    import time
+
+    deadline = time.monotonic() + max_seconds if max_seconds else None
     resolve(level_a)
     resolve(level_b)
     options_dict = E.Options.from_dict(options or {}).to_dict()
-    chunk = 5 if pairs <= 200 else 25
+    chunk = 5 if pairs <= 200 else 10
     jobs = [
         (range(start, min(pairs, start + chunk)), level_a, level_b, seed, options_dict, hard_budget)
         for start in range(0, pairs, chunk)
@@ -416,6 +422,8 @@ def simulate_duplicate(
     total = Duplicate(level_a, level_b)
     if workers <= 1:
         for job in jobs:
+            if deadline is not None and time.monotonic() > deadline:
+                break
             total.add(_run_duplicate_chunk(job))
             if progress:
                 progress(total)
@@ -425,4 +433,7 @@ def simulate_duplicate(
             total.add(part)
             if progress:
                 progress(total)
+            if deadline is not None and time.monotonic() > deadline:
+                pool.terminate()
+                break
     return total

@@ -44,8 +44,9 @@ from games.engine import (
 )
 
 from .. import policy as P
+from .. import solver as S
 from ..knowledge import sample_hidden
-from ..rollout import play_out
+from ..rollout import play_out, policy_action
 from .medium import rule_action, seen_rule_action
 
 
@@ -60,6 +61,9 @@ class Budget:
     bid_factor: float = 2.0  # bids are few and weigh most: this many times the budget
     match_aware: bool = True  # score hands by the chance of winning the match, not points
     search_phases: tuple[str, ...] = ("bid1", "bid2", "discard", "defend", "play")
+    # Value each candidate by the double-dummy solver (bots/solver.py) on each deal, the
+    # bidding after it finished by the Medium rules, instead of a Medium playout.
+    solver: bool = True
 
 
 DEFAULT_BUDGET = Budget()
@@ -219,6 +223,7 @@ def search(view: dict[str, Any], rng: random.Random, budget: Budget = DEFAULT_BU
     most = max(int(budget.playouts * factor), len(actions))
     most_samples = int(budget.samples * factor)
     equity = match_equity(seen.options["target_score"]) if budget.match_aware else None
+    use_solver = budget.solver
     while samples < most_samples and playouts + len(actions) <= most:
         hands, kitty = _sample(seen, rng, budget)
         if template is None:
@@ -233,8 +238,11 @@ def search(view: dict[str, Any], rng: random.Random, budget: Budget = DEFAULT_BU
         for action in engine_actions:
             state = base.clone()
             state.apply_action(seat, action)
-            play_out(state, gone, voids)
-            after = state.scores
+            if use_solver:
+                after = _scores_after(state, before, gone, voids)
+            else:
+                play_out(state, gone, voids)
+                after = state.scores
             if equity is not None:
                 values.append(equity(after[team], after[1 - team]))
             else:
@@ -259,6 +267,23 @@ def search(view: dict[str, Any], rng: random.Random, budget: Budget = DEFAULT_BU
         if mean > budget.margin * se + 1e-9 and mean > best_edge:
             best, best_edge = i, mean
     return Search(seen, actions, scores, samples, playouts, best, rule)
+
+
+def _scores_after(state, before: list[int], gone: int, voids: list[int]) -> list[int]:
+    """The scores at the end of the hand of `state` (changed in place): the bidding
+    left, if any, by the Medium rules, then the play solved double-dummy."""
+    while state.phase in ("bid1", "bid2", "discard", "defend"):
+        state.apply_action(state.turn, policy_action(state, gone, voids, P.MEDIUM))
+    after = list(before)
+    if state.phase == "play":
+        points = S.solve_points(state)
+        makers = state.maker % 2
+        if points > 0:
+            after[makers] += points
+        else:
+            after[1 - makers] -= points
+        return after
+    return state.scores  # the hand is over (its last card, or thrown in)
 
 
 def hard_player(

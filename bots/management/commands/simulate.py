@@ -1,5 +1,6 @@
 """manage.py simulate --games N --levels A,B: computer players against each other, engine only."""
 
+import functools
 import json
 import sys
 import time
@@ -51,6 +52,12 @@ class Command(BaseCommand):
             default=DEFAULT_BUDGET.playouts,
             help=f"Hard: playouts per decision, at most (default {DEFAULT_BUDGET.playouts})",
         )
+        parser.add_argument(
+            "--max-seconds",
+            type=float,
+            default=None,
+            help="with --duplicate: stop after this long and report the deals finished",
+        )
         parser.add_argument("--json", action="store_true", help="print the figures as JSON")
 
     def handle(self, *args, **options):
@@ -71,10 +78,18 @@ class Command(BaseCommand):
             now = time.perf_counter()
             if now - last[0] > 30:
                 last[0] = now
-                done = results.pairs if options["duplicate"] else results.matches
-                sys.stderr.write(f"  {done} of {options['games']}\n")
+                if options["duplicate"]:
+                    low, high = results.interval()
+                    sys.stderr.write(
+                        f"  {results.pairs} of {options['games']} deal pairs: A - B "
+                        f"{results.mean:+.3f} ({low:+.3f} to {high:+.3f})\n"
+                    )
+                else:
+                    sys.stderr.write(f"  {results.matches} of {options['games']} matches\n")
 
-        run = simulate_duplicate if options["duplicate"] else simulate
+        run = simulate
+        if options["duplicate"]:
+            run = functools.partial(simulate_duplicate, max_seconds=options["max_seconds"])
         try:
             results = run(
                 options["games"],
