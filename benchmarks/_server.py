@@ -330,6 +330,14 @@ class Stack:
 
     def start_worker(self, timeout: float = 60) -> None:
         node = f"bench-{os.getpid()}@%h"
+        env = self.env()
+        # Computer turns and hints, and match reviews (their own queue; one worker here).
+        queues = ",".join(
+            (
+                env.get("CELERY_TASK_DEFAULT_QUEUE", "celery"),
+                env.get("CELERY_REVIEW_QUEUE", "review"),
+            )
+        )
         proc = self._start(
             "celery",
             [
@@ -346,7 +354,7 @@ class Stack:
                 "-n",
                 node,
                 "-Q",
-                "celery,review",  # computer turns and hints, and match reviews
+                queues,
                 "--without-gossip",
                 "--without-mingle",
             ],
