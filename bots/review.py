@@ -197,25 +197,27 @@ def review_decision(
     """The review of one decision, or None when there was no choice to make."""
     state, seat = decision.state, decision.seat
     view = player_view(state, seat)
-    if len(view["legal_actions"]) < 2 or len(candidates(read_view(view))) < 2:
+    seen = read_view(view)
+    if len(view["legal_actions"]) < 2 or len(candidates(seen)) < 2:
         return None  # no choice: one legal action, or only cards that are the same card
     knew = knew_values(view, random.Random(decision_seed(match_seed, decision.seq)), budget)
     keys = [_key(a) for a in knew.actions]
-    chosen = keys.index(_key(decision.action))
+    # The logged action in the engine's own form (the same as the view's legal actions).
+    chosen = keys.index(_key(action_from_dict(decision.action).to_dict()))
     best = max(range(len(keys)), key=lambda i: (knew.values[i], i == chosen))
     loss = knew.values[best] - knew.values[chosen]
     se = _se(knew.per_deal, best, chosen)
     shown = shown_values(state, seat, budget)
-    shown_by_key = {_key(a): v for a, v in zip(shown.actions, shown.values, strict=True)}
+    shown_keys = [_key(a) for a in shown.actions]
+    shown_by_key = dict(zip(shown_keys, shown.values, strict=True))
     shown_best = max(shown.values)
     mistake = loss >= budget.threshold and loss > budget.noise * se
-    seen = read_view(view)
     out = {
         "seq": decision.seq,
         "hand": decision.hand,
         "seat": seat,
         "phase": view["phase"],
-        "action": decision.action,
+        "action": knew.actions[chosen],
         "best": knew.actions[best],
         "loss": round(loss, 3),
         "noise": round(se, 3),
@@ -229,12 +231,12 @@ def review_decision(
             }
             for a, v in zip(knew.actions, knew.values, strict=True)
         ],
-        "shown_loss": round(shown_best - shown_by_key[_key(decision.action)], 3),
+        "shown_loss": round(shown_best - shown.values[shown_keys.index(keys[chosen])], 3),
         "method": knew.method,
         "shown_method": shown.method,
     }
     if mistake:
-        out["sentence"] = sentence(seen, decision.action, knew.actions[best], loss)
+        out["sentence"] = sentence(seen, knew.actions[chosen], knew.actions[best], loss)
     return out
 
 
