@@ -21,6 +21,7 @@ import json
 import math
 import multiprocessing
 import random
+import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -408,8 +409,6 @@ def simulate_duplicate(
     has its own seeds, so the figures do not depend on `workers`. With `max_seconds`,
     stops once that time is up and totals the deals finished (`pairs` says how many;
     chunks of deals finish in any order, so they are not the first ones exactly)."""
-    import time
-
     deadline = time.monotonic() + max_seconds if max_seconds else None
     resolve(level_a)
     resolve(level_b)
