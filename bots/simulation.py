@@ -322,6 +322,7 @@ class Duplicate:
             "a_minus_b_ci95": [low, high],
             "results_a": {k[2:]: v for k, v in self.counts.items() if k.startswith("a:")},
             "results_b": {k[2:]: v for k, v in self.counts.items() if k.startswith("b:")},
+            "thrown_in": self.counts["thrown_in"],
         }
 
     def report(self) -> str:
@@ -338,6 +339,7 @@ class Duplicate:
                 + ", ".join(f"{k} {v}" for k, v in sorted(d["results_a"].items())),
                 "hands by B as makers: "
                 + ", ".join(f"{k} {v}" for k, v in sorted(d["results_b"].items())),
+                f"thrown in: {d['thrown_in']}",
             ]
         )
 
@@ -371,7 +373,7 @@ def play_hand(
                     out.points_b += outcome["points"]
                     net -= outcome["points"]
             elif kind == V.HAND_THROWN_IN:
-                out.counts["a:thrown_in"] += 1
+                out.counts["thrown_in"] += 1
     return net
 
 
