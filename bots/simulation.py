@@ -21,6 +21,7 @@ import json
 import math
 import multiprocessing
 import random
+import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -321,6 +322,7 @@ class Duplicate:
             "a_minus_b_ci95": [low, high],
             "results_a": {k[2:]: v for k, v in self.counts.items() if k.startswith("a:")},
             "results_b": {k[2:]: v for k, v in self.counts.items() if k.startswith("b:")},
+            "thrown_in": self.counts["thrown_in"],
         }
 
     def report(self) -> str:
@@ -337,6 +339,7 @@ class Duplicate:
                 + ", ".join(f"{k} {v}" for k, v in sorted(d["results_a"].items())),
                 "hands by B as makers: "
                 + ", ".join(f"{k} {v}" for k, v in sorted(d["results_b"].items())),
+                f"thrown in: {d['thrown_in']}",
             ]
         )
 
@@ -370,7 +373,7 @@ def play_hand(
                     out.points_b += outcome["points"]
                     net -= outcome["points"]
             elif kind == V.HAND_THROWN_IN:
-                out.counts["a:thrown_in"] += 1
+                out.counts["thrown_in"] += 1
     return net
 
 
@@ -408,8 +411,6 @@ def simulate_duplicate(
     has its own seeds, so the figures do not depend on `workers`. With `max_seconds`,
     stops once that time is up and totals the deals finished (`pairs` says how many;
     chunks of deals finish in any order, so they are not the first ones exactly)."""
-    import time
-
     deadline = time.monotonic() + max_seconds if max_seconds else None
     resolve(level_a)
     resolve(level_b)

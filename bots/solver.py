@@ -39,6 +39,7 @@ import random
 import shutil
 import subprocess
 import tempfile
+import threading
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -414,7 +415,7 @@ class CSolver:
             suit_len,
             suit_order,
             order,
-            16,
+            15,  # 32,768 entries (768 kB)
         )
         if not self._ctx:
             raise RuntimeError("the C search cannot take this deck")
@@ -463,15 +464,21 @@ def Solver(trump: int, makers: int, out: Iterable[bool] = (False,) * 4) -> CSolv
 
 # ---------------------------------------------------------------------- on engine states
 
-_SOLVERS: dict[tuple[int, int, tuple[bool, ...]], CSolver | PySolver] = {}
+# One set of solvers per thread: a CSolver's table and buffers are not shared between
+# threads (ctypes lets go of the GIL during the search).
+_LOCAL = threading.local()
 
 
 def solver_for(state: MatchState) -> CSolver | PySolver:
-    """The shared solver for the state's trump, makers and seats out (its table is kept)."""
+    """The thread's shared solver for the state's trump, makers and seats out (its
+    transposition table is kept between calls)."""
+    solvers = getattr(_LOCAL, "solvers", None)
+    if solvers is None:
+        solvers = _LOCAL.solvers = {}
     key = (state.trump, state.maker % 2, tuple(state.out))
-    solver = _SOLVERS.get(key)
+    solver = solvers.get(key)
     if solver is None:
-        solver = _SOLVERS[key] = Solver(state.trump, state.maker % 2, state.out)
+        solver = solvers[key] = Solver(state.trump, state.maker % 2, state.out)
     return solver
 
 

@@ -35,6 +35,7 @@ from typing import Any
 from games.engine import (
     CARD_BY_TEXT,
     EFFECTIVE_SUIT,
+    SUIT_BY_LETTER,
     Seen,
     action_from_dict,
     cards_of,
@@ -43,6 +44,7 @@ from games.engine import (
     with_hands,
 )
 
+from .. import bidding_model as learned
 from .. import policy as P
 from .. import solver as S
 from ..knowledge import sample_hidden
@@ -64,6 +66,9 @@ class Budget:
     # Value each candidate by the double-dummy solver (bots/solver.py) on each deal, the
     # bidding after it finished by the Medium rules, instead of a Medium playout.
     solver: bool = True
+    # The default bid's "alone" from the fitted double-dummy values (bots/bidding_model.py)
+    # instead of the Medium rules' can_take_all. Off: not yet measured in duplicate play.
+    learned_alone: bool = False
 
 
 DEFAULT_BUDGET = Budget()
@@ -203,6 +208,8 @@ def _sample(seen: Seen, rng: random.Random, budget: Budget) -> tuple[list[int], 
 def search(view: dict[str, Any], rng: random.Random, budget: Budget = DEFAULT_BUDGET) -> Search:
     seen = read_view(view)  # the view is read once: the rules, the deals, the engine state
     rule = seen_rule_action(seen)
+    if budget.learned_alone and rule.get("type") in ("order_up", "call"):
+        rule = _learned_alone(seen, rule)
     actions = candidates(seen)
     if rule not in actions:
         rule = next((a for a in actions if a.get("card") == rule.get("card")), actions[0])
@@ -267,6 +274,20 @@ def search(view: dict[str, Any], rng: random.Random, budget: Budget = DEFAULT_BU
         if mean > budget.margin * se + 1e-9 and mean > best_edge:
             best, best_edge = i, mean
     return Search(seen, actions, scores, samples, playouts, best, rule)
+
+
+def _learned_alone(seen: Seen, rule: dict[str, Any]) -> dict[str, Any]:
+    """The rule bid with "alone" as the fitted double-dummy values choose it."""
+    position = (seen.seat - seen.dealer) % 4
+    if rule["type"] == "order_up":
+        trump, round_ = seen.upcard // 6, 1
+        hand = P.after_pickup(seen.hand, seen.upcard) if position == 0 else seen.hand
+    else:
+        trump, round_ = SUIT_BY_LETTER[rule["suit"]], 2
+        hand = seen.hand
+    alone = learned.best_alone(hand, trump, round_, position, seen.upcard, seen.turned_down)
+    wanted = {**rule, "alone": alone}
+    return wanted if wanted in seen.legal else rule
 
 
 def _scores_after(state, before: list[int], gone: int, voids: list[int]) -> list[int]:

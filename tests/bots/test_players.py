@@ -91,6 +91,35 @@ def test_a_player_cannot_see_other_hands(level):
         assert a == b, (level, state.phase)
 
 
+@pytest.mark.parametrize(
+    "budget",
+    [
+        Budget(samples=6, playouts=30, solver=False),  # playouts, as before the solver
+        Budget(samples=6, playouts=30, learned_alone=True),
+    ],
+    ids=["playouts", "learned_alone"],
+)
+def test_every_kind_of_hard_search_cannot_see_other_hands(budget):
+    # The default Hard (the solver on each deal) is in test_a_player_cannot_see_other_hands:
+    # the solver sees every card of a *sampled* deal, never the real one.
+    player = make_hard(budget)
+    for i, state in enumerate(POSITIONS):
+        other = twin(state, i)
+        seat = state.turn
+        view = E.player_view(state, seat)
+        assert E.player_view(other, seat) == view
+        assert player(view, random.Random(i)) == player(
+            E.player_view(other, seat), random.Random(i)
+        )
+
+
+def test_hard_with_learned_bids_orders_the_top_trumps_up_alone():
+    state = new_hand(3, {0: "JH JD AH KH QH"}, "9H")
+    view = E.player_view(state, 0)
+    action = make_hard(Budget(samples=8, playouts=40, learned_alone=True))(view, random.Random(1))
+    assert action == {"type": "order_up", "alone": True}
+
+
 def test_hard_gives_the_same_action_for_the_same_seed():
     player = make_hard(Budget(samples=24, playouts=120))
     for i, state in enumerate(POSITIONS[::2]):

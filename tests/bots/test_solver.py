@@ -173,3 +173,23 @@ def test_action_values_in_the_bidding_take_the_best_contract():
     assert values[E.order_up(alone=True)] == 4
     assert values[E.order_up()] == 2
     assert values[E.PASS] < 4
+
+
+def test_threads_searching_at_once_get_the_same_values_as_one_alone():
+    # ctypes lets go of the GIL during the C search: each thread has its own solvers.
+    import threading
+
+    rng = random.Random(21)
+    states = [random_hand_in_play(rng, ALL_OPTIONS) for _ in range(40)]
+    expected = [S.solve(s) for s in states]
+    results: dict[int, list[int]] = {}
+
+    def work(k: int) -> None:
+        results[k] = [S.solve(s) for s in states]
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert all(results[k] == expected for k in range(4))
