@@ -54,12 +54,13 @@ from games.engine import (
 
 from . import solver as _solver
 from .hints import _trump_card_name, explain
-from .players.hard import Budget, _sample, candidates
+from .players.hard import Budget, _sample, _scores_after, candidates
 from .rollout import play_out
 
 # From what the seat knew, each sampled deal is solved exactly from the discard on; a bid
-# is played out by the rules instead (solving the rest of the bidding with every card
-# shown costs about 0.1 s a deal, and assumes bids made with every card shown).
+# is valued as Hard values one: the rest of the bidding by the Medium rules, then the play
+# solved (solving the rest of the bidding with every card shown too costs about 0.1 s a
+# deal, and assumes the others bid seeing every card).
 SOLVED_PHASES = frozenset({DISCARD, DEFEND, PLAY})
 
 VERSION = 1  # of the stored review's shape and method; a review of another is rebuilt
@@ -103,11 +104,6 @@ def _key(action: dict[str, Any]) -> tuple:
     return tuple(sorted(action.items()))
 
 
-def _points(state: MatchState, before: tuple[int, int], team: int) -> float:
-    after = state.scores
-    return float((after[team] - before[team]) - (after[1 - team] - before[1 - team]))
-
-
 def _solver_values(state: MatchState, seat: int, actions: list[dict[str, Any]]) -> list[float]:
     values = _solver.action_values(state, seat)
     by_key = {_key(a.to_dict() if hasattr(a, "to_dict") else a): v for a, v in values.items()}
@@ -123,8 +119,11 @@ def _deal_values(
     voids: list[int],
     solved: frozenset[str] = SOLVED_PHASES,
 ) -> tuple[list[float], str]:
-    """Each action's value on one full deal (a sampled one, or the real one): solved
-    exactly in the `solved` phases, else played out by the Medium rules."""
+    """Each action's value on one full deal (a sampled one, or the real one). In the
+    `solved` phases every action is solved exactly (bots/solver.py action_values, the
+    bidding too when asked); otherwise as Hard values a bid: the bidding left by the
+    Medium rules, then the play solved (hard._scores_after), or without the solver the
+    whole hand played out by the Medium rules."""
     if budget.solver and state.phase in solved:
         return _solver_values(state, seat, actions), "solver"
     team = seat & 1
@@ -133,9 +132,13 @@ def _deal_values(
     for a in actions:
         s = state.clone()
         s.apply_action(seat, action_from_dict(a))
-        play_out(s, gone, voids)
-        out.append(_points(s, before, team))
-    return out, "playouts"
+        if budget.solver:
+            after = _scores_after(s, list(before), gone, voids)
+        else:
+            play_out(s, gone, voids)
+            after = s.scores
+        out.append(float((after[team] - before[team]) - (after[1 - team] - before[1 - team])))
+    return out, "solver" if budget.solver else "playouts"
 
 
 def knew_values(view: dict[str, Any], rng: random.Random, budget: ReviewBudget) -> Valued:
