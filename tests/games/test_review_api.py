@@ -112,3 +112,16 @@ def test_a_review_whose_task_was_lost_is_queued_again_when_asked_for(player, set
     assert response.status_code == 202
     review = MatchReview.objects.get(match_id=match_id)
     assert timezone.now() - review.requested_at < timedelta(seconds=30)  # asked again
+
+
+def test_the_admin_lists_reviews_with_a_failures_error_and_changes_nothing(player, admin_client):
+    _user, alice = player
+    match_id = finished_match(alice)
+    MatchReview.objects.filter(match_id=match_id).update(
+        status=ReviewStatus.FAILED, error="ValueError('a bug')"
+    )
+    page = admin_client.get("/admin/games/matchreview/")
+    assert page.status_code == 200 and "failed" in page.content.decode()
+    detail = admin_client.get(f"/admin/games/matchreview/{match_id}/change/")
+    assert detail.status_code == 200 and "a bug" in detail.content.decode()
+    assert admin_client.post(f"/admin/games/matchreview/{match_id}/delete/").status_code == 403
