@@ -1,10 +1,11 @@
 """End to end, in headless Chromium: the replay of a finished match shows its review (issue
 14): each person's accuracy, and each mistake on the step where it happened, reached from
-the hand's list of mistakes."""
+the hand's list of mistakes; the screen fits a phone and a desktop and passes axe."""
 
 import time
 
 from tests.web.support import api_in_page, guest_page
+from tests.web.test_table_e2e import check_screen
 
 COMPUTERS = [{"kind": "me"}] + [{"kind": "computer", "level": "medium"}] * 3
 
@@ -65,6 +66,8 @@ def test_the_replay_shows_each_mistake_on_the_step_where_it_happened(server, bro
         erred = page.locator(".seat.erred")
         assert erred.count() == 1 and "South" in erred.inner_text()
         page.screenshot(path=str(artifacts / "e2e-review-mistake.png"), full_page=True)
+        # The review beside the replay fits a phone and a desktop and passes axe.
+        check_screen(page, artifacts, "replay-review", table=False)
 
         # One step on, the mistake's note is gone (unless the next step is one too).
         page.get_by_test_id("replay-next").click()
