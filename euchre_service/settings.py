@@ -292,7 +292,7 @@ HINT_STALE_AFTER = int(os.environ.get("HINT_STALE_AFTER", "60"))
 COMPUTER_TURN_MAX_RETRIES = int(os.environ.get("COMPUTER_TURN_MAX_RETRIES", "5"))
 COMPUTER_TURN_RETRY_BACKOFF_MAX = int(os.environ.get("COMPUTER_TURN_RETRY_BACKOFF_MAX", "8"))
 # In-process mode (no workers) enforces turn timers with a timer thread per deadline, and
-# builds a finished match's review in a thread of its own (games.later.run_in_background).
+# builds a finished match's review in a niced process of its own (later.run_in_background).
 TURN_TIMER_THREADS = env_bool("TURN_TIMER_THREADS", True)
 # The sweep also enforces turn deadlines passed by this many seconds (a lost timer task).
 TURN_TIMER_SWEEP_GRACE = int(os.environ.get("TURN_TIMER_SWEEP_GRACE", "5"))

@@ -16,9 +16,14 @@ In-process mode (CELERY_TASK_ALWAYS_EAGER, the embedded default and most tests):
   worker's; here it is skipped.
 - `run_after` runs the task in a timer thread once `seconds` have passed (a deadline
   that must not come early), if TURN_TIMER_THREADS; otherwise not at all (the sweep).
+- `run_in_background` (a match's review) runs it in a process of its own, niced
+  (`manage.py run_task`), if TURN_TIMER_THREADS; otherwise not at all (asked again later).
 """
 
 import logging
+import os
+import subprocess
+import sys
 import threading
 from typing import Any
 
@@ -75,15 +80,35 @@ def run_after(task: str, *args: Any, seconds: float) -> bool:
 
 
 def run_in_background(task: str, *args: Any) -> bool:
-    """Run the task named `task` with `args` where it delays nobody: on its own queue
-    (BACKGROUND_TASKS) in worker mode, or in this process in a thread of its own (if
-    TURN_TIMER_THREADS; otherwise not at all: what asked for it can ask again)."""
+    """Run the task named `task` with `args` (strings) where it delays nobody: on its own
+    queue (BACKGROUND_TASKS) in worker mode; in in-process mode in a process of its own
+    (`manage.py run_task`, at nice 10: neither this server's GIL nor its CPU share), if
+    TURN_TIMER_THREADS (otherwise not at all: what asked for it can ask again)."""
     if not settings.CELERY_TASK_ALWAYS_EAGER:
         return _publish(task, args, None)
     if settings.TURN_TIMER_THREADS:
-        thread = threading.Thread(target=_run_in_thread, args=(task, args), daemon=True)
-        thread.start()
+        argv = [sys.executable, str(settings.BASE_DIR / "manage.py"), "run_task", task]
+        try:
+            proc = subprocess.Popen(
+                [*argv, *map(str, args)],
+                cwd=settings.BASE_DIR,
+                preexec_fn=_lower_priority,
+                start_new_session=True,  # not stopped by a Ctrl-C meant for the server
+            )
+        except OSError:
+            log.exception("could not start %s%r", task, args)
+            return False
+        threading.Thread(target=proc.wait, daemon=True).start()  # reap it when it ends
     return True
+
+
+def _lower_priority() -> None:
+    os.nice(10)
+
+
+def run_here_now(task: str, args: tuple) -> None:
+    """Run the task here and now (`manage.py run_task`); an exception is logged."""
+    _run_here(task, args)
 
 
 def queue_of(task: str) -> str | None:

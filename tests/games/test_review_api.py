@@ -11,6 +11,7 @@ from django.utils import timezone
 from bots.services import people_and_decisions, review_build
 from games import events as V
 from games.models import Event, Match, MatchReview, ReviewStatus
+from tests.bots.worker_support import test_database_url, wait_until
 from tests.conftest import make_player
 from tests.games.helpers import COMPUTERS, assert_error, create_match, play_to_the_end
 
@@ -60,6 +61,24 @@ def test_a_built_review_names_each_persons_accuracy_and_each_hands_mistakes(play
             assert logged.seat == 0 and logged.payload["action"] == mistake["action"]
             assert mistake["loss"] >= body["threshold"]
             assert "gave up about" in mistake["sentence"]
+
+
+def test_in_process_the_end_of_a_match_builds_its_review_in_a_process_of_its_own(
+    player, settings, monkeypatch
+):
+    """The embedded default (no workers): `manage.py run_task` in a niced process of its
+    own builds it, not the server's thread that answered the last action."""
+    settings.TURN_TIMER_THREADS = True
+    monkeypatch.setenv("DATABASE_URL", test_database_url())  # the child's database: ours
+    monkeypatch.setenv("REVIEW_SAMPLES", "4")
+    _user, alice = player
+    match_id = finished_match(alice)
+    wait_until(
+        lambda: MatchReview.objects.filter(match_id=match_id, status="ready").exists(),
+        60,
+        "the review built by the child process",
+    )
+    assert alice.get(f"/api/v1/matches/{match_id}/review").status_code == 200
 
 
 def test_a_review_is_not_rebuilt_unless_asked_and_rebuilding_gives_the_same(player):

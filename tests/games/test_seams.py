@@ -184,16 +184,6 @@ def test_with_the_broker_down_asking_for_a_task_answers_false_at_once(settings):
         current_app.conf.task_always_eager = settings.CELERY_TASK_ALWAYS_EAGER = eager
 
 
-def test_in_process_a_review_runs_in_a_thread_of_its_own_not_in_the_caller(in_process, settings):
-    """The embedded default: the last action's answer does not wait for the review."""
-    settings.TURN_TIMER_THREADS = True
-    assert later.run_in_background("tests.games.test_seams.step", "review", [])
-    deadline = time.monotonic() + 5
-    while len(in_process) < 2 and time.monotonic() < deadline:
-        time.sleep(0.02)
-    assert in_process == ["start review", "end review"]
-
-
 def test_a_review_goes_to_the_review_queue_and_a_computer_turn_to_the_default_one(settings):
     """Reviews never wait in, or hold, the queue the computer turns are served from."""
     previous = current_app.conf.broker_url
