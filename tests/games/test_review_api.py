@@ -11,7 +11,8 @@ from django.utils import timezone
 from bots.services import people_and_decisions, review_build
 from games import events as V
 from games.models import Event, Match, MatchReview, ReviewStatus
-from tests.bots.worker_support import test_database_url, wait_until
+from tests.bots import worker_support
+from tests.bots.worker_support import wait_until
 from tests.conftest import make_player
 from tests.games.helpers import COMPUTERS, assert_error, create_match, play_to_the_end
 
@@ -69,7 +70,7 @@ def test_in_process_the_end_of_a_match_builds_its_review_in_a_process_of_its_own
     """The embedded default (no workers): `manage.py run_task` in a niced process of its
     own builds it, not the server's thread that answered the last action."""
     settings.TURN_TIMER_THREADS = True
-    monkeypatch.setenv("DATABASE_URL", test_database_url())  # the child's database: ours
+    monkeypatch.setenv("DATABASE_URL", worker_support.test_database_url())  # the child's database: ours
     monkeypatch.setenv("REVIEW_SAMPLES", "4")
     _user, alice = player
     match_id = finished_match(alice)
