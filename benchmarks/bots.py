@@ -19,6 +19,7 @@ import random
 import statistics
 import sys
 import time
+from dataclasses import replace
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -46,6 +47,8 @@ def main() -> None:
     rng = random.Random(args.seed)
     times: list[tuple[str, float]] = []
     cpu: list[tuple[str, float]] = []  # the process's own CPU time: what one core spends
+    baseline = replace(budget, solver=False)
+    base_cpu: list[float] = []
     playouts = 0
     search_time = 0.0
     match = 0
@@ -67,6 +70,10 @@ def main() -> None:
                     playouts += result.playouts
                     search_time += elapsed
                     action = result.action
+                    # The baseline, on the same decision: Hard before the solver.
+                    cpu_start = time.process_time()
+                    search(view, random.Random(len(times)), baseline)
+                    base_cpu.append(time.process_time() - cpu_start)
                 else:
                     action = medium(view, rng)
                 state.apply_action(seat, E.action_from_dict(action))
@@ -91,6 +98,12 @@ def main() -> None:
                     f"({len(some)} decisions)"
                 )
     print(f"  candidates valued per second: {playouts / search_time:,.0f} (wall-clock)")
+    own_p95 = pct([t for _, t in cpu], 0.95)
+    print(
+        f"  baseline, the same decisions by Hard with playouts (Budget(solver=False)): CPU p95 "
+        f"{pct(base_cpu, 0.95) * ms:.1f} ms, mean {statistics.fmean(base_cpu) * ms:.1f} ms; "
+        f"the solver's CPU p95 is {own_p95 / pct(base_cpu, 0.95):.2f}x it"
+    )
     wall = pct([t for _, t in times], 0.95) <= 0.250
     own = pct([t for _, t in cpu], 0.95) <= 0.250
     print(

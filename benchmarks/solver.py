@@ -10,7 +10,9 @@ transposition table ("cold": every deal from nothing; emptying it is timed too) 
 with the table kept from the deals before ("warm": as Hard and the reference player
 use it). The baseline, measured in the same run on the same deals, is the same
 search in Python (PySolver).
-The goal: a full deal in well under a millisecond.
+The goal: a full deal in well under a millisecond. Times are the process's CPU time
+(on a machine shared with other work the wall clock counts the time others had the
+core).
 """
 
 import argparse
@@ -50,14 +52,14 @@ def timed(states, make, points: bool, cold: bool) -> list[float]:
         if key not in solvers:
             solvers[key] = make(*key)
         solver = solvers[key]
-        start = time.perf_counter()
+        start = time.process_time()
         if cold:
             solver.clear()
         if points:
             S.solve_points(state, solver)
         else:
             S.solve(state, solver)
-        times.append(time.perf_counter() - start)
+        times.append(time.process_time() - start)
     return times
 
 
@@ -99,8 +101,12 @@ def main() -> None:
             print(line(f"C, {what}, warm", warm, None))
     if S._c_library() is not None:
         cold = timed(states, S.CSolver, False, cold=True)
-        met = statistics.fmean(cold) < 0.001
-        print(f"  goal: a full deal, exact, cold, well under 1 ms: {'met' if met else 'NOT met'}")
+        mean = statistics.fmean(cold)
+        met = mean < 0.001
+        print(
+            f"  goal: a full deal, exact, cold, well under 1 ms: {'met' if met else 'NOT met'}"
+            f" (mean {mean * 1000:.3f} ms CPU)"
+        )
 
 
 if __name__ == "__main__":

@@ -9,16 +9,20 @@ For a decision with more than one sensible choice, Hard
    make sense: a deal where a seat's bid is not the one the Medium rules would
    make from that seat's cards is kept only with odds `belief` per such bid;
 2. rebuilds an engine state for each deal (games.engine.state_from_view, from
-   the same read view), and for each candidate action applies it and plays the
-   hand out with the Medium rules for every seat (bots/rollout.py);
-3. picks the action with the best average score for its team (points the hand
-   scores for it minus points for the opponents), the same deals for every
-   action; ties go to the action the Medium rules would choose.
+   the same read view), and for each candidate action applies it, finishes the
+   bidding by the Medium rules if it is not over, and solves the play exactly
+   with every card of that deal shown (bots/solver.py, double-dummy); with
+   `Budget(solver=False)` it plays the hand out with the Medium rules for every
+   seat instead (bots/rollout.py), as Hard did before the solver;
+3. scores each result as the chance of winning the match from the new score and
+   keeps the action the Medium rules would choose unless another beats it by
+   more than `margin` standard errors of the paired difference (the same deals
+   for every action).
 
 Bidding is decided the same way: each bid (pass, order up, alone, each suit) is
-played out over the deals, the later bids of the other seats by the Medium
-rules. Cards that are equivalent (touching in rank once the cards between them
-are gone) are searched once.
+valued over the deals, the later bids of every seat by the Medium rules. Cards
+that are equivalent (touching in rank once the cards between them are gone) are
+searched once.
 
 The budget is counted, not timed: `samples` deals at most and `playouts`
 playouts at most per decision, so a decision takes the same work and gives the
