@@ -19,6 +19,13 @@ COPY games ./games
 COPY bots ./bots
 RUN pip install .
 
+# The double-dummy solver's search in C (bots/_dds.c), compiled once beside its source;
+# the compiler goes again. Without it the computer players' solver runs in Python,
+# about 20 times slower (docs/bots.md).
+RUN apt-get update && apt-get install -y --no-install-recommends gcc libc6-dev \
+    && python -c "import bots.solver as s; assert s.build_c(quiet=False)" \
+    && apt-get purge -y --auto-remove gcc libc6-dev && rm -rf /var/lib/apt/lists/*
+
 COPY manage.py ./
 
 # Static files (admin, API docs) are collected at build time with the default settings,

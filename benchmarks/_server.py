@@ -262,9 +262,7 @@ class Stack:
         finally:
             probe.close()
 
-    def _wait_healthy(
-        self, name: str, proc: subprocess.Popen, timeout: float, port: int
-    ) -> None:
+    def _wait_healthy(self, name: str, proc: subprocess.Popen, timeout: float, port: int) -> None:
         """Until GET /healthz answers 200 on the port (SystemExit with the log's tail if the
         process exits or `timeout` passes first)."""
         deadline = time.monotonic() + timeout
@@ -332,6 +330,14 @@ class Stack:
 
     def start_worker(self, timeout: float = 60) -> None:
         node = f"bench-{os.getpid()}@%h"
+        env = self.env()
+        # Computer turns and hints, and match reviews (their own queue; one worker here).
+        queues = ",".join(
+            (
+                env.get("CELERY_TASK_DEFAULT_QUEUE", "celery"),
+                env.get("CELERY_REVIEW_QUEUE", "review"),
+            )
+        )
         proc = self._start(
             "celery",
             [
@@ -347,6 +353,8 @@ class Stack:
                 "WARNING",
                 "-n",
                 node,
+                "-Q",
+                queues,
                 "--without-gossip",
                 "--without-mingle",
             ],

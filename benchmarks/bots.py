@@ -19,6 +19,7 @@ import random
 import statistics
 import sys
 import time
+from dataclasses import replace
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -45,6 +46,9 @@ def main() -> None:
     medium = PLAYERS["medium"]
     rng = random.Random(args.seed)
     times: list[tuple[str, float]] = []
+    cpu: list[tuple[str, float]] = []  # the process's own CPU time: what one core spends
+    baseline = replace(budget, solver=False)
+    base_cpu: list[float] = []
     playouts = 0
     search_time = 0.0
     match = 0
@@ -58,35 +62,55 @@ def main() -> None:
                 view = E.player_view(state, seat)
                 if seat % 2 == 0 and len(view["legal_actions"]) > 1:
                     start = time.perf_counter()
+                    cpu_start = time.process_time()
                     result = search(view, random.Random(len(times)), budget)
                     elapsed = time.perf_counter() - start
+                    cpu.append((state.phase, time.process_time() - cpu_start))
                     times.append((state.phase, elapsed))
                     playouts += result.playouts
                     search_time += elapsed
                     action = result.action
+                    # The baseline, on the same decision: Hard before the solver.
+                    cpu_start = time.process_time()
+                    search(view, random.Random(len(times)), baseline)
+                    base_cpu.append(time.process_time() - cpu_start)
                 else:
                     action = medium(view, rng)
                 state.apply_action(seat, E.action_from_dict(action))
-    every = [t for _, t in times]
     ms = 1000
     print(
         f"Hard, {budget.samples} deals / {budget.playouts} playouts a decision, "
-        f"{len(every)} decisions over {match} matches (one core)"
+        f"{len(times)} decisions over {match} matches (one core)"
     )
+    for title, series in (("wall-clock time", times), ("CPU time of the process", cpu)):
+        every = [t for _, t in series]
+        print(f" {title}")
+        print(
+            f"  all       p50 {pct(every, 0.5) * ms:6.1f} ms   p95 {pct(every, 0.95) * ms:6.1f} ms"
+            f"   max {max(every) * ms:6.1f} ms   mean {statistics.fmean(every) * ms:6.1f} ms"
+        )
+        for phase in ("bid1", "bid2", "discard", "play"):
+            some = [t for p, t in series if p == phase]
+            if some:
+                print(
+                    f"  {phase:8}  p50 {pct(some, 0.5) * ms:6.1f} ms   p95 "
+                    f"{pct(some, 0.95) * ms:6.1f} ms   max {max(some) * ms:6.1f} ms   "
+                    f"({len(some)} decisions)"
+                )
+    print(f"  candidates valued per second: {playouts / search_time:,.0f} (wall-clock)")
+    own_p95 = pct([t for _, t in cpu], 0.95)
     print(
-        f"  all       p50 {pct(every, 0.5) * ms:6.1f} ms   p95 {pct(every, 0.95) * ms:6.1f} ms"
-        f"   max {max(every) * ms:6.1f} ms   mean {statistics.fmean(every) * ms:6.1f} ms"
+        f"  baseline, the same decisions by Hard with playouts (Budget(solver=False)): CPU p95 "
+        f"{pct(base_cpu, 0.95) * ms:.1f} ms, mean {statistics.fmean(base_cpu) * ms:.1f} ms; "
+        f"the solver's CPU p95 is {own_p95 / pct(base_cpu, 0.95):.2f}x it"
     )
-    for phase in ("bid1", "bid2", "discard", "play"):
-        some = [t for p, t in times if p == phase]
-        if some:
-            print(
-                f"  {phase:8}  p50 {pct(some, 0.5) * ms:6.1f} ms   p95 {pct(some, 0.95) * ms:6.1f}"
-                f" ms   max {max(some) * ms:6.1f} ms   ({len(some)} decisions)"
-            )
-    print(f"  playouts per second: {playouts / search_time:,.0f} (including dealing the samples)")
-    goal = pct(every, 0.95) <= 0.250
-    print(f"  goal p95 <= 250 ms: {'met' if goal else 'NOT met'}")
+    wall = pct([t for _, t in times], 0.95) <= 0.250
+    own = pct([t for _, t in cpu], 0.95) <= 0.250
+    print(
+        f"  goal p95 <= 250 ms: wall-clock {'met' if wall else 'NOT met'}, "
+        f"CPU {'met' if own else 'NOT met'} (on a busy machine the wall clock counts the "
+        "time other processes had the core)"
+    )
 
 
 if __name__ == "__main__":

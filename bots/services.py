@@ -2,6 +2,7 @@
 
 import logging
 import random
+import time
 from typing import Any
 
 from django.conf import settings
@@ -10,10 +11,13 @@ from django.utils import timezone
 from bots.hints import recommend
 from bots.players import choose_action
 from bots.players.hard import Budget
+from bots.review import VERSION as REVIEW_VERSION
+from bots.review import Decision, ReviewBudget, review_match
 from games import engine as E
-from games import eventlog
+from games import eventlog, reviews
+from games import events as V
 from games.errors import Conflict
-from games.models import Hint, HintStatus, Match, MatchStatus, SeatKind
+from games.models import Event, Hint, HintStatus, Match, MatchStatus, SeatKind
 from games.services import action_submit, match_abandon
 from games.turns import plays_for_computer
 
@@ -114,3 +118,62 @@ def hint_compute(*, hint_id: Any) -> str:
     hint.completed_at = timezone.now()
     hint.save(update_fields=["status", "code", "action", "explanation", "completed_at"])
     return hint.status
+
+
+# ---------------------------------------------------------------- match reviews
+
+
+def people_and_decisions(events: list[Any]) -> tuple[dict[int, str], list[Decision]]:
+    """From a match's log: the seats a person sat at (with the username), and every
+    decision a person made there, with the engine state just before it. A move a computer
+    made for a person (after a seat_left, or while timed out until seat_returned) is not
+    theirs and is not reviewed."""
+    replayer = eventlog.Replayer()
+    person: dict[int, bool] = {}
+    names: dict[int, str] = {}
+    decisions = []
+    for event in events:
+        p, seat = event.payload, event.seat
+        if event.type == V.SEAT_TAKEN:
+            person[p["seat"]] = p["kind"] == SeatKind.HUMAN
+            if person[p["seat"]]:
+                names[p["seat"]] = p.get("username") or E.SEAT_NAMES[p["seat"]]
+        elif event.type in (V.SEAT_LEFT, V.SEAT_TIMED_OUT):
+            person[p["seat"]] = False
+        elif event.type == V.SEAT_RETURNED:
+            person[p["seat"]] = True
+        elif event.type in V.ACTION_EVENTS and person.get(seat):
+            state = replayer.state
+            decisions.append(
+                Decision(event.seq, state.hand_number, seat, state.clone(), p["action"])
+            )
+        replayer.feed(event.type, seat, p, seq=event.seq)
+    return names, decisions
+
+
+def review_budget() -> ReviewBudget:
+    return ReviewBudget(samples=max(2, settings.REVIEW_SAMPLES))
+
+
+def review_build(*, match_id: Any, force: bool = False) -> bool:
+    """Build (or rebuild) the review of a finished match and store it. Idempotent: a
+    review already built by this version of the method is kept unless `force`. A
+    failure is stored as a failed review (logged), never raised to the worker."""
+    match = Match.objects.filter(pk=match_id).first()
+    if match is None or match.status != MatchStatus.FINISHED:
+        return False
+    if not force and reviews.review_is_current(match.pk, REVIEW_VERSION):
+        return False
+    started = time.perf_counter()
+    try:
+        events = list(Event.objects.filter(match=match).order_by("seq"))
+        people, decisions = people_and_decisions(events)
+        body = review_match(decisions, people, review_budget(), match_seed=str(match.pk))
+    except Exception as exc:
+        log.exception("match review failed: match %s", match.pk)
+        reviews.review_failed(match_id=match.pk, error=repr(exc))
+        return False
+    seconds = time.perf_counter() - started
+    reviews.review_save(match_id=match.pk, body=body, version=REVIEW_VERSION, seconds=seconds)
+    log.info("match %s reviewed in %.2f s (%d decisions)", match.pk, seconds, len(decisions))
+    return True

@@ -21,6 +21,7 @@ import json
 import math
 import multiprocessing
 import random
+import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -31,17 +32,22 @@ from games import events as V
 
 from .players import PLAYERS
 from .players.hard import Budget, make_hard
+from .players.reference import REFERENCE, reference_player
 
 Player = Callable[[dict[str, Any], random.Random], dict[str, Any]]
 
 
+# The levels people choose from, and the reference opponent (simulations only).
+SIMULATION_PLAYERS: dict[str, Player] = {**PLAYERS, REFERENCE: reference_player}
+
+
 def resolve(level: str, hard_budget: Budget | None = None) -> Player:
     """The player for a level name; 'hard' with `hard_budget` if one is given."""
-    if level not in PLAYERS:
-        raise ValueError(f"unknown level {level!r}: use one of {', '.join(PLAYERS)}")
+    if level not in SIMULATION_PLAYERS:
+        raise ValueError(f"unknown level {level!r}: use one of {', '.join(SIMULATION_PLAYERS)}")
     if level == "hard" and hard_budget is not None:
         return make_hard(hard_budget)
-    return PLAYERS[level]
+    return SIMULATION_PLAYERS[level]
 
 
 def wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -252,3 +258,183 @@ def simulate(
 
 def dumps(results: Results) -> str:
     return json.dumps(results.as_dict(), indent=2)
+
+
+# ---------------------------------------------------------------------- duplicate play
+
+
+@dataclass
+class Duplicate:
+    """Duplicate play: each deal (one hand, dealer and deck) played twice, team A at
+    seats 0 and 2, then at 1 and 3. Per deal pair, d = A's points minus B's over the two
+    hands, halved: its mean is A's points per hand minus B's, with the 95 % interval
+    from the spread of d over the pairs (the luck of the cards cancels within a pair)."""
+
+    level_a: str
+    level_b: str
+    pairs: int = 0
+    hands: int = 0
+    points_a: int = 0
+    points_b: int = 0
+    sum_d: float = 0.0
+    sum_d2: float = 0.0
+    counts: Counter = field(default_factory=Counter)
+
+    def add(self, other: "Duplicate") -> None:
+        self.pairs += other.pairs
+        self.hands += other.hands
+        self.points_a += other.points_a
+        self.points_b += other.points_b
+        self.sum_d += other.sum_d
+        self.sum_d2 += other.sum_d2
+        self.counts.update(other.counts)
+
+    def add_pair(self, nets: tuple[int, int]) -> None:
+        d = (nets[0] + nets[1]) / 2
+        self.pairs += 1
+        self.sum_d += d
+        self.sum_d2 += d * d
+
+    @property
+    def mean(self) -> float:
+        return self.sum_d / self.pairs if self.pairs else 0.0
+
+    def interval(self, z: float = 1.96) -> tuple[float, float]:
+        """The 95 % interval of the mean of d over the deal pairs (normal, n large)."""
+        n = self.pairs
+        if n < 2:
+            return -math.inf, math.inf
+        var = max(0.0, (self.sum_d2 - n * self.mean**2) / (n - 1))
+        half = z * math.sqrt(var / n)
+        return self.mean - half, self.mean + half
+
+    def as_dict(self) -> dict[str, Any]:
+        low, high = self.interval()
+        hands = max(1, self.hands)
+        return {
+            "level_a": self.level_a,
+            "level_b": self.level_b,
+            "deal_pairs": self.pairs,
+            "hands": self.hands,
+            "points_per_hand_a": self.points_a / hands,
+            "points_per_hand_b": self.points_b / hands,
+            "a_minus_b_per_hand": self.mean,
+            "a_minus_b_ci95": [low, high],
+            "results_a": {k[2:]: v for k, v in self.counts.items() if k.startswith("a:")},
+            "results_b": {k[2:]: v for k, v in self.counts.items() if k.startswith("b:")},
+            "thrown_in": self.counts["thrown_in"],
+        }
+
+    def report(self) -> str:
+        d = self.as_dict()
+        low, high = d["a_minus_b_ci95"]
+        return "\n".join(
+            [
+                f"{self.pairs} deal pairs ({self.hands} hands), each deal played from both "
+                f"sides: team A ({self.level_a}) against team B ({self.level_b})",
+                f"points per hand: A {d['points_per_hand_a']:.3f}, B {d['points_per_hand_b']:.3f}",
+                f"A - B: {d['a_minus_b_per_hand']:+.3f} points per hand "
+                f"(95% CI {low:+.3f} to {high:+.3f}, over deal pairs)",
+                "hands by A as makers: "
+                + ", ".join(f"{k} {v}" for k, v in sorted(d["results_a"].items())),
+                "hands by B as makers: "
+                + ", ".join(f"{k} {v}" for k, v in sorted(d["results_b"].items())),
+                f"thrown in: {d['thrown_in']}",
+            ]
+        )
+
+
+def play_hand(
+    players: list[Player],
+    dealer: int,
+    deck: tuple[int, ...],
+    rng: random.Random,
+    options: E.Options,
+    team_a: int,
+    out: Duplicate,
+) -> int:
+    """One hand from `deck` with `dealer` at 0-0; A's points minus B's."""
+    state = E.MatchState(options, first_dealer=dealer)
+    state.deal(deck)
+    out.hands += 1
+    net = 0
+    while state.turn is not None and state.phase not in (E.DEAL, E.FINISHED):
+        seat = state.turn
+        action = players[seat](E.player_view(state, seat), rng)
+        for outcome in state.apply_action(seat, E.action_from_dict(action)):
+            kind = outcome["type"]
+            if kind == V.HAND_SCORED:
+                side = "a" if outcome["makers"] == team_a else "b"
+                out.counts[f"{side}:{outcome['result']}"] += 1
+                if outcome["team"] == team_a:
+                    out.points_a += outcome["points"]
+                    net += outcome["points"]
+                else:
+                    out.points_b += outcome["points"]
+                    net -= outcome["points"]
+            elif kind == V.HAND_THROWN_IN:
+                out.counts["thrown_in"] += 1
+    return net
+
+
+def _run_duplicate_chunk(args: tuple) -> Duplicate:
+    indices, level_a, level_b, seed, options_dict, budget = args
+    options = E.Options.from_dict(options_dict)
+    a = resolve(level_a, budget)
+    b = resolve(level_b, budget)
+    total = Duplicate(level_a, level_b)
+    for i in indices:
+        deal_rng = random.Random(f"{seed}:dup:{i}")
+        dealer = deal_rng.randrange(4)
+        deck = E.seeded_deck(deal_rng)
+        nets = []
+        for k, a_seats in enumerate(((0, 2), (1, 3))):
+            players = [a if s in a_seats else b for s in range(4)]
+            rng = random.Random(f"{seed}:dup:{i}:{k}")
+            nets.append(play_hand(players, dealer, deck, rng, options, a_seats[0], total))
+        total.add_pair((nets[0], nets[1]))
+    return total
+
+
+def simulate_duplicate(
+    pairs: int,
+    level_a: str,
+    level_b: str,
+    seed: int = 0,
+    options: dict[str, Any] | None = None,
+    workers: int = 1,
+    hard_budget: Budget | None = None,
+    progress: Callable[[Duplicate], None] | None = None,
+    max_seconds: float | None = None,
+) -> Duplicate:
+    """Play `pairs` deals twice each, teams swapped, and total the figures. Each deal
+    has its own seeds, so the figures do not depend on `workers`. With `max_seconds`,
+    stops once that time is up and totals the deals finished (`pairs` says how many;
+    chunks of deals finish in any order, so they are not the first ones exactly)."""
+    deadline = time.monotonic() + max_seconds if max_seconds else None
+    resolve(level_a)
+    resolve(level_b)
+    options_dict = E.Options.from_dict(options or {}).to_dict()
+    chunk = 5 if pairs <= 200 else 10
+    jobs = [
+        (range(start, min(pairs, start + chunk)), level_a, level_b, seed, options_dict, hard_budget)
+        for start in range(0, pairs, chunk)
+    ]
+    total = Duplicate(level_a, level_b)
+    if workers <= 1:
+        for job in jobs:
+            if deadline is not None and time.monotonic() > deadline:
+                break
+            total.add(_run_duplicate_chunk(job))
+            if progress:
+                progress(total)
+        return total
+    with multiprocessing.get_context("fork").Pool(workers) as pool:
+        for part in pool.imap_unordered(_run_duplicate_chunk, jobs):
+            total.add(part)
+            if progress:
+                progress(total)
+            if deadline is not None and time.monotonic() > deadline:
+                pool.terminate()
+                break
+    return total

@@ -3,7 +3,7 @@ bots/services.py. Games asks for them by name (games.later); each is safe to run
 
 from celery import shared_task
 
-from bots.services import computer_turn_play, hint_compute
+from bots.services import computer_turn_play, hint_compute, review_build
 from games import later
 from games.tasks import SAFE_TASK
 
@@ -20,3 +20,11 @@ def play_computer_turn(match_id: str, expected_seq: int) -> bool:
 @shared_task(name=later.COMPUTE_HINT, **SAFE_TASK)
 def compute_hint(hint_id: str) -> str:
     return hint_compute(hint_id=hint_id)
+
+
+@shared_task(name=later.REVIEW_MATCH, **SAFE_TASK)
+def review_match(match_id: str) -> bool:
+    """Review a finished match (bots/review.py) and store it; on the review queue
+    (games.later.BACKGROUND_TASKS), never in a computer turn's way. Safe to run twice: a
+    review already built is kept."""
+    return review_build(match_id=match_id)

@@ -281,13 +281,18 @@ HARD_SAMPLES = int(os.environ.get("HARD_SAMPLES", "48"))
 HARD_PLAYOUTS = int(os.environ.get("HARD_PLAYOUTS", "240"))
 HINT_SAMPLES = int(os.environ.get("HINT_SAMPLES", "96"))
 HINT_PLAYOUTS = int(os.environ.get("HINT_PLAYOUTS", "480"))
+# The review of a finished match (bots/review.py): deals of the hidden cards per decision,
+# and how long a review may stay pending before a request for it queues it again.
+REVIEW_SAMPLES = int(os.environ.get("REVIEW_SAMPLES", "32"))
+REVIEW_STALE_AFTER = int(os.environ.get("REVIEW_STALE_AFTER", "120"))
 # A hint still pending this long (its task lost) is ended by the sweep as failed.
 HINT_STALE_AFTER = int(os.environ.get("HINT_STALE_AFTER", "60"))
 # A computer turn that fails on a database error is retried this often, backing off
 # 1, 2, 4, ... seconds (at most COMPUTER_TURN_RETRY_BACKOFF_MAX), before the sweep's turn.
 COMPUTER_TURN_MAX_RETRIES = int(os.environ.get("COMPUTER_TURN_MAX_RETRIES", "5"))
 COMPUTER_TURN_RETRY_BACKOFF_MAX = int(os.environ.get("COMPUTER_TURN_RETRY_BACKOFF_MAX", "8"))
-# In-process mode (no workers) enforces turn timers with a timer thread per deadline.
+# In-process mode (no workers) enforces turn timers with a timer thread per deadline, and
+# builds a finished match's review in a niced process of its own (later.run_in_background).
 TURN_TIMER_THREADS = env_bool("TURN_TIMER_THREADS", True)
 # The sweep also enforces turn deadlines passed by this many seconds (a lost timer task).
 TURN_TIMER_SWEEP_GRACE = int(os.environ.get("TURN_TIMER_SWEEP_GRACE", "5"))
@@ -299,6 +304,9 @@ REMATCH_OFFER_SECONDS = int(os.environ.get("REMATCH_OFFER_SECONDS", "120"))
 # Spectators of one match counted (games/presence.py), each in a slot of the cache.
 SPECTATOR_SLOTS = int(os.environ.get("SPECTATOR_SLOTS", "200"))
 CELERY_TASK_DEFAULT_QUEUE = os.environ.get("CELERY_TASK_DEFAULT_QUEUE", "celery")
+# Match reviews (games.later.BACKGROUND_TASKS) go to a queue of their own, consumed by a
+# worker of its own (docker-compose's review-worker), so they never delay a computer turn.
+CELERY_REVIEW_QUEUE = os.environ.get("CELERY_REVIEW_QUEUE", "review")
 CELERY_TASK_SERIALIZER = "json"
 CELERY_RESULT_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]

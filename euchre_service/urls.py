@@ -33,6 +33,7 @@ api = [
         apis.RematchDeclineApi.as_view(),
         name="match-rematch-decline",
     ),
+    path("matches/<str:match_id>/review", apis.MatchReviewApi.as_view(), name="match-review"),
     path("matches/<str:match_id>/hints", apis.HintRequestApi.as_view(), name="match-hints"),
     path("hints/<str:hint_id>", apis.HintDetailApi.as_view(), name="hint"),
     path("schema", apis.SchemaApi.as_view(), name="schema"),

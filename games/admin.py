@@ -39,7 +39,7 @@ from games.deal_view import seat_cards
 from games.eventlog import LogError
 from games.levels import LEVELS
 from games.log_check import check_events
-from games.models import Event, Hand, Hint, Match, Seat, SeatKind
+from games.models import Event, Hand, Hint, Match, MatchReview, Seat, SeatKind
 from games.selectors import event_for_seat
 from games.throttling import FailureLimit, client_address, normalized_name
 
@@ -889,3 +889,23 @@ class EventAdmin(ReadOnlyMixin, admin.ModelAdmin):
     def payload_pretty(self, obj: Event) -> str:
         payload = admin_payload(obj, obj.revealed)
         return format_html("<pre>{}</pre>", json.dumps(payload, indent=2, sort_keys=True))
+
+
+@admin.register(MatchReview)
+class MatchReviewAdmin(ReadOnlyMixin, admin.ModelAdmin):
+    """Each match's review: pending, ready or failed (with the error), how long it took.
+    Rebuild one with `manage.py review_match <match id>` (docs/bots.md, "Match review")."""
+
+    list_display = ("__str__", "status", "version", "seconds", "requested_at", "built_at")
+    list_filter = ("status",)
+    readonly_fields = (
+        "match",
+        "status",
+        "version",
+        "seconds",
+        "error",
+        "requested_at",
+        "built_at",
+        "body",
+    )
+    ordering = ("-requested_at",)

@@ -23,7 +23,7 @@ from games import events as V
 from games.api_support import StrictBooleanField, StrictSerializer
 from games.error_codes import CATALOGUE, ENGINE_INTERNAL
 from games.levels import LEVELS
-from games.models import HintStatus, SeatKind
+from games.models import HintStatus, ReviewStatus, SeatKind
 
 CARDS = [E.card_str(c) for c in E.DECK]
 SUITS = list(E.SUIT_LETTERS)
@@ -535,6 +535,7 @@ OPERATION_CODES: dict[str, tuple[str, ...]] = {
         "no_rematch_offer",
         "throttled",
     ),  # fmt: skip
+    "matches_review_retrieve": (*TOKEN, "not_found", "match_not_finished"),
     # An async view, not DRF's: no content negotiation; its own 405.
     "matches_stream": (
         *TOKEN,
@@ -680,7 +681,10 @@ def schema_hook(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
     return result
 
 
-HINT_FAILURES = [c for c, entry in CATALOGUE.items() if entry.statuses[0] < 400]
+HINT_FAILURES = [
+    c for c, entry in CATALOGUE.items() if entry.statuses[0] < 400 and c.startswith("hint_")
+]
+REVIEW_CODES = [c for c in CATALOGUE if c.startswith("review_")]
 
 
 class HintSerializer(serializers.Serializer):
@@ -700,3 +704,69 @@ class HintSerializer(serializers.Serializer):
 
     class Meta:
         ref_name = "Hint"
+
+
+class ReviewMistakeSerializer(serializers.Serializer):
+    seq = serializers.IntegerField(help_text="The event that logged the action: the replay's step.")
+    seat = serializers.IntegerField(min_value=0, max_value=3)
+    phase = serializers.CharField(help_text="bid1, bid2, discard, defend or play.")
+    action = ActionField(help_text="What the person did.")
+    best = ActionField(help_text="The best action from what the seat knew.")
+    loss = serializers.FloatField(
+        help_text="Points given up against the best, from what the seat knew."
+    )
+    shown_loss = serializers.FloatField(
+        help_text="Points given up against the best with all cards shown (what was possible)."
+    )
+    sentence = serializers.CharField()
+
+    class Meta:
+        ref_name = "ReviewMistake"
+
+
+class ReviewHandSerializer(serializers.Serializer):
+    hand = serializers.IntegerField()
+    decisions = serializers.IntegerField(help_text="People's decisions with a choice in it.")
+    points_lost = serializers.FloatField()
+    mistakes = ReviewMistakeSerializer(many=True, help_text="The biggest first (three at most).")
+
+    class Meta:
+        ref_name = "ReviewHand"
+
+
+class ReviewPlayerSerializer(serializers.Serializer):
+    seat = serializers.IntegerField(min_value=0, max_value=3)
+    username = serializers.CharField()
+    decisions = serializers.IntegerField(help_text="Decisions with more than one legal action.")
+    accurate = serializers.IntegerField(help_text="Of those, within 0.1 point of the best.")
+    accuracy = serializers.FloatField(allow_null=True, help_text="accurate / decisions, in %.")
+    mistakes = serializers.IntegerField()
+    points_lost = serializers.FloatField(help_text="From what the seat knew.")
+    points_lost_shown = serializers.FloatField(help_text="With all cards shown.")
+
+    class Meta:
+        ref_name = "ReviewPlayer"
+
+
+class ReviewSerializer(serializers.Serializer):
+    match = serializers.UUIDField()
+    status = serializers.ChoiceField(choices=ReviewStatus.choices)
+    code = serializers.ChoiceField(
+        choices=REVIEW_CODES,
+        allow_null=True,
+        help_text="While not ready: "
+        + "; ".join(f"{c}: {CATALOGUE[c].meaning}" for c in REVIEW_CODES),
+    )
+    method = serializers.CharField(
+        allow_null=True, help_text="How the deals were valued: solver or playouts."
+    )
+    threshold = serializers.FloatField(
+        allow_null=True, help_text="Points given up from which a choice is a mistake."
+    )
+    players = ReviewPlayerSerializer(many=True, help_text="Each person at the table.")
+    hands = ReviewHandSerializer(many=True)
+    built_at = serializers.DateTimeField(allow_null=True)
+    seconds = serializers.FloatField(allow_null=True, help_text="How long building it took.")
+
+    class Meta:
+        ref_name = "Review"

@@ -23,7 +23,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from games import accounts, hints, quickplay, rematch, selectors, services
+from games import accounts, hints, quickplay, rematch, reviews, selectors, services
 from games import engine as E
 from games.api_classes import TokenAuthentication
 from games.api_schema import (
@@ -34,6 +34,7 @@ from games.api_schema import (
     MatchEventField,
     OptionsSerializer,
     PlayerViewSerializer,
+    ReviewSerializer,
     SeatSerializer,
     SpectatorViewSerializer,
 )
@@ -877,6 +878,25 @@ class RematchDeclineApi(RematchAnswerApi):
 def _finished_view(match_id: str, request: Request) -> Response:
     match, seat = selectors.match_for_user(match_id=match_id, user=request.user)
     return Response(selectors.player_view_get(match=match, seat=seat))
+class MatchReviewApi(APIView):
+    @extend_schema(
+        responses={200: ReviewSerializer, 202: ReviewSerializer},
+        summary="A finished match's review: each hand's biggest mistakes, each person's accuracy",
+        description=(
+            "Every decision of every person, valued from what their seat knew then (the hidden "
+            "cards dealt many ways that agree with it) and with all cards shown. Per hand the "
+            "biggest mistakes, each with the step it happened on (`seq`) and a sentence; per "
+            "person an accuracy (decisions within 0.1 point of the best) and the points given "
+            "up. Worked out in the background when the match ends: 202 with code "
+            "`review_pending` (and Retry-After) until it is ready. For the people seated at the "
+            "match and, at a public match, anyone signed in (404 to others, as every match "
+            "endpoint); 409 match_not_finished before the end."
+        ),
+    )
+    def get(self, request: Request, match_id: str) -> Response:
+        status, body = reviews.review_get(match_id=match_id, user=request.user)
+        headers = {"Retry-After": "2"} if status == 202 else None
+        return Response(body, status=status, headers=headers)
 
 
 # ---------------------------------------------------------------- hints

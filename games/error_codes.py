@@ -66,9 +66,9 @@ CATALOGUE: dict[str, ErrorCode] = {
     "not_away": C((409,), "You are in your seat: there is nothing to return to."),
     "match_not_started": C((409,), "The match waits for players: no one can act yet."),
     "match_finished": C((409,), "The match is over; `seq` is its last event."),
-    "match_not_finished": C((409,), "A replay, or a rematch, is available once the match is over."),  # noqa: E501
     "no_rematch_offer": C((409,), "No rematch is on offer (none was made, or it was declined or expired): offer one."),  # noqa: E501
     "not_in_queue": C((409,), "You wait at no quick play table (once it started, leave the match instead)."),  # noqa: E501
+    "match_not_finished": C((409,), "A replay, a review or a rematch is available once the match is over."),  # noqa: E501
     "match_not_active": C((409,), "Hints are given while a match is being played."),
     "stale_sequence": C((409,), "The expected_seq sent is not the match's newest event; `seq` is."),
     "invalid_idempotency_key": C((400,), "An Idempotency-Key is 1 to 128 visible ASCII characters."),  # noqa: E501
@@ -97,6 +97,9 @@ CATALOGUE: dict[str, ErrorCode] = {
     "hint_failed": C((200, 202), "Working the hint out raised an error (logged)."),
     "hint_timed_out": C((200, 202), "The hint was not worked out in time."),
     "hint_service_unavailable": C((200, 202), "The hint could not be queued; ask again."),
+    # ------------------------------------------------ match reviews (reported in the body)
+    "review_pending": C((202,), "The match's review is being worked out; ask again in a few seconds (Retry-After)."),  # noqa: E501
+    "review_failed": C((200,), "The match's review could not be worked out (logged); an operator can rebuild it."),  # noqa: E501
 }
 # fmt: on
 

@@ -16,9 +16,14 @@ In-process mode (CELERY_TASK_ALWAYS_EAGER, the embedded default and most tests):
   worker's; here it is skipped.
 - `run_after` runs the task in a timer thread once `seconds` have passed (a deadline
   that must not come early), if TURN_TIMER_THREADS; otherwise not at all (the sweep).
+- `run_in_background` (a match's review) runs it in a process of its own, niced
+  (`manage.py run_task`), if TURN_TIMER_THREADS; otherwise not at all (asked again later).
 """
 
 import logging
+import os
+import subprocess
+import sys
 import threading
 from typing import Any
 
@@ -33,13 +38,20 @@ COMPUTE_HINT = "bots.tasks.compute_hint"  # (hint_id,)
 TIME_OUT_TURN = "games.tasks.time_out_turn"  # (match_id,)
 SWEEP_WAITING_MATCHES = "games.tasks.sweep_waiting_matches"  # (), sent by celery beat
 START_QUICKPLAY = "games.tasks.start_quickplay"  # (match_id,), when its wait is over
+REVIEW_MATCH = "bots.tasks.review_match"  # (match_id,), on the review queue
 TASK_NAMES = (
     PLAY_COMPUTER_TURN,
     COMPUTE_HINT,
     TIME_OUT_TURN,
     SWEEP_WAITING_MATCHES,
     START_QUICKPLAY,
+    REVIEW_MATCH,
 )
+# Tasks that go to the review queue (settings.CELERY_REVIEW_QUEUE), not the default one:
+# work that may take seconds and that nobody at a table waits for. A worker of its own
+# consumes that queue (docker-compose's review-worker, at a lower CPU priority), so a
+# review never holds a worker or a queue place that a computer turn needs.
+BACKGROUND_TASKS = (REVIEW_MATCH,)
 
 log = logging.getLogger(__name__)
 _local = threading.local()
@@ -75,9 +87,46 @@ def run_after(task: str, *args: Any, seconds: float) -> bool:
     return True
 
 
+def run_in_background(task: str, *args: Any) -> bool:
+    """Run the task named `task` with `args` (strings) where it delays nobody: on its own
+    queue (BACKGROUND_TASKS) in worker mode; in in-process mode in a process of its own
+    (`manage.py run_task`, at nice 10: neither this server's GIL nor its CPU share), if
+    TURN_TIMER_THREADS (otherwise not at all: what asked for it can ask again)."""
+    if not settings.CELERY_TASK_ALWAYS_EAGER:
+        return _publish(task, args, None)
+    if settings.TURN_TIMER_THREADS:
+        argv = [sys.executable, str(settings.BASE_DIR / "manage.py"), "run_task", task]
+        try:
+            proc = subprocess.Popen(
+                [*argv, *map(str, args)],
+                cwd=settings.BASE_DIR,
+                preexec_fn=_lower_priority,
+                start_new_session=True,  # not stopped by a Ctrl-C meant for the server
+            )
+        except OSError:
+            log.exception("could not start %s%r", task, args)
+            return False
+        threading.Thread(target=proc.wait, daemon=True).start()  # reap it when it ends
+    return True
+
+
+def _lower_priority() -> None:
+    os.nice(10)
+
+
+def run_here_now(task: str, args: tuple) -> None:
+    """Run the task here and now (`manage.py run_task`); an exception is logged."""
+    _run_here(task, args)
+
+
+def queue_of(task: str) -> str | None:
+    """The queue a task goes to: the review queue for BACKGROUND_TASKS, else the default."""
+    return settings.CELERY_REVIEW_QUEUE if task in BACKGROUND_TASKS else None
+
+
 def _publish(task: str, args: tuple, countdown: float | None) -> bool:
     try:
-        current_app.send_task(task, args, countdown=countdown, retry=False)
+        current_app.send_task(task, args, countdown=countdown, retry=False, queue=queue_of(task))
     except Exception:
         log.warning("could not queue %s%r; the sweep will", task, args)
         return False

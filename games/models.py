@@ -284,3 +284,30 @@ class RematchOffer(models.Model):
 
     def __str__(self) -> str:
         return f"rematch offer for {self.match_id} ({self.status})"
+class ReviewStatus(models.TextChoices):
+    PENDING = "pending", "being worked out"
+    READY = "ready", "ready"
+    FAILED = "failed", "could not be worked out"
+
+
+class MatchReview(models.Model):
+    """The review of a finished match (games/reviews.py; worked out by the task
+    later.REVIEW_MATCH, bots/review.py): every person's decisions valued, the biggest
+    mistakes per hand, each person's accuracy. Rebuilt from the log on demand
+    (`manage.py review_match`), so it is a projection, not a record."""
+
+    match = models.OneToOneField(
+        Match, on_delete=models.CASCADE, primary_key=True, related_name="review"
+    )
+    status = models.CharField(max_length=16, choices=ReviewStatus, default=ReviewStatus.PENDING)
+    version = models.PositiveSmallIntegerField(
+        default=0, help_text="bots.review.VERSION it was built with; another is rebuilt."
+    )
+    body = models.JSONField(null=True, blank=True)
+    seconds = models.FloatField(null=True, blank=True, help_text="How long building it took.")
+    error = models.TextField(blank=True, default="")
+    requested_at = models.DateTimeField()
+    built_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"review of match {self.match_id} ({self.status})"

@@ -18,7 +18,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from games import engine as E
-from games import eventlog, fairness, live, projections, timers
+from games import eventlog, fairness, live, projections, reviews, timers
 from games import events as V
 from games.errors import BadInput, Conflict, NotFound, Unprocessable, from_rule_error
 from games.events import NewEvent
@@ -447,6 +447,8 @@ def _commit_events(match: Match, folded: eventlog.Folded, events: list[NewEvent]
     match.save()
     eventlog.remember_on_commit(match, folded)
     live.publish_on_commit(match)
+    if any(e.type == V.MATCH_FINISHED for e in events):
+        reviews.review_request_on_commit(match)  # by task name: games never imports bots
     if match.awaiting_computer:
         schedule_computer_turn(match)
     elif match.turn_deadline is not None and match.turn_deadline != previous_deadline:

@@ -9,16 +9,20 @@ For a decision with more than one sensible choice, Hard
    make sense: a deal where a seat's bid is not the one the Medium rules would
    make from that seat's cards is kept only with odds `belief` per such bid;
 2. rebuilds an engine state for each deal (games.engine.state_from_view, from
-   the same read view), and for each candidate action applies it and plays the
-   hand out with the Medium rules for every seat (bots/rollout.py);
-3. picks the action with the best average score for its team (points the hand
-   scores for it minus points for the opponents), the same deals for every
-   action; ties go to the action the Medium rules would choose.
+   the same read view), and for each candidate action applies it, finishes the
+   bidding by the Medium rules if it is not over, and solves the play exactly
+   with every card of that deal shown (bots/solver.py, double-dummy); with
+   `Budget(solver=False)` it plays the hand out with the Medium rules for every
+   seat instead (bots/rollout.py), as Hard did before the solver;
+3. scores each result as the chance of winning the match from the new score and
+   keeps the action the Medium rules would choose unless another beats it by
+   more than `margin` standard errors of the paired difference (the same deals
+   for every action).
 
 Bidding is decided the same way: each bid (pass, order up, alone, each suit) is
-played out over the deals, the later bids of the other seats by the Medium
-rules. Cards that are equivalent (touching in rank once the cards between them
-are gone) are searched once.
+valued over the deals, the later bids of every seat by the Medium rules. Cards
+that are equivalent (touching in rank once the cards between them are gone) are
+searched once.
 
 The budget is counted, not timed: `samples` deals at most and `playouts`
 playouts at most per decision, so a decision takes the same work and gives the
@@ -35,6 +39,7 @@ from typing import Any
 from games.engine import (
     CARD_BY_TEXT,
     EFFECTIVE_SUIT,
+    SUIT_BY_LETTER,
     Seen,
     action_from_dict,
     cards_of,
@@ -43,9 +48,11 @@ from games.engine import (
     with_hands,
 )
 
+from .. import bidding_model as learned
 from .. import policy as P
+from .. import solver as S
 from ..knowledge import sample_hidden
-from ..rollout import play_out
+from ..rollout import play_out, policy_action
 from .medium import rule_action, seen_rule_action
 
 
@@ -60,6 +67,12 @@ class Budget:
     bid_factor: float = 2.0  # bids are few and weigh most: this many times the budget
     match_aware: bool = True  # score hands by the chance of winning the match, not points
     search_phases: tuple[str, ...] = ("bid1", "bid2", "discard", "defend", "play")
+    # Value each candidate by the double-dummy solver (bots/solver.py) on each deal, the
+    # bidding after it finished by the Medium rules, instead of a Medium playout.
+    solver: bool = True
+    # The default bid's "alone" from the fitted double-dummy values (bots/bidding_model.py)
+    # instead of the Medium rules' can_take_all. Off: not yet measured in duplicate play.
+    learned_alone: bool = False
 
 
 DEFAULT_BUDGET = Budget()
@@ -199,6 +212,8 @@ def _sample(seen: Seen, rng: random.Random, budget: Budget) -> tuple[list[int], 
 def search(view: dict[str, Any], rng: random.Random, budget: Budget = DEFAULT_BUDGET) -> Search:
     seen = read_view(view)  # the view is read once: the rules, the deals, the engine state
     rule = seen_rule_action(seen)
+    if budget.learned_alone and rule.get("type") in ("order_up", "call"):
+        rule = _learned_alone(seen, rule)
     actions = candidates(seen)
     if rule not in actions:
         rule = next((a for a in actions if a.get("card") == rule.get("card")), actions[0])
@@ -219,6 +234,7 @@ def search(view: dict[str, Any], rng: random.Random, budget: Budget = DEFAULT_BU
     most = max(int(budget.playouts * factor), len(actions))
     most_samples = int(budget.samples * factor)
     equity = match_equity(seen.options["target_score"]) if budget.match_aware else None
+    use_solver = budget.solver
     while samples < most_samples and playouts + len(actions) <= most:
         hands, kitty = _sample(seen, rng, budget)
         if template is None:
@@ -233,8 +249,11 @@ def search(view: dict[str, Any], rng: random.Random, budget: Budget = DEFAULT_BU
         for action in engine_actions:
             state = base.clone()
             state.apply_action(seat, action)
-            play_out(state, gone, voids)
-            after = state.scores
+            if use_solver:
+                after = _scores_after(state, before, gone, voids)
+            else:
+                play_out(state, gone, voids)
+                after = state.scores
             if equity is not None:
                 values.append(equity(after[team], after[1 - team]))
             else:
@@ -259,6 +278,37 @@ def search(view: dict[str, Any], rng: random.Random, budget: Budget = DEFAULT_BU
         if mean > budget.margin * se + 1e-9 and mean > best_edge:
             best, best_edge = i, mean
     return Search(seen, actions, scores, samples, playouts, best, rule)
+
+
+def _learned_alone(seen: Seen, rule: dict[str, Any]) -> dict[str, Any]:
+    """The rule bid with "alone" as the fitted double-dummy values choose it."""
+    position = (seen.seat - seen.dealer) % 4
+    if rule["type"] == "order_up":
+        trump, round_ = seen.upcard // 6, 1
+        hand = P.after_pickup(seen.hand, seen.upcard) if position == 0 else seen.hand
+    else:
+        trump, round_ = SUIT_BY_LETTER[rule["suit"]], 2
+        hand = seen.hand
+    alone = learned.best_alone(hand, trump, round_, position, seen.upcard, seen.turned_down)
+    wanted = {**rule, "alone": alone}
+    return wanted if wanted in seen.legal else rule
+
+
+def _scores_after(state, before: list[int], gone: int, voids: list[int]) -> list[int]:
+    """The scores at the end of the hand of `state` (changed in place): the bidding
+    left, if any, by the Medium rules, then the play solved double-dummy."""
+    while state.phase in ("bid1", "bid2", "discard", "defend"):
+        state.apply_action(state.turn, policy_action(state, gone, voids, P.MEDIUM))
+    after = list(before)
+    if state.phase == "play":
+        points = S.solve_points(state)
+        makers = state.maker % 2
+        if points > 0:
+            after[makers] += points
+        else:
+            after[1 - makers] -= points
+        return after
+    return state.scores  # the hand is over (its last card, or thrown in)
 
 
 def hard_player(

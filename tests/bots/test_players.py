@@ -8,6 +8,7 @@ import pytest
 from bots.knowledge import sample_hidden
 from bots.players import DEFAULT_LEVEL, PLAYERS, choose_action
 from bots.players.hard import Budget, make_hard, match_equity
+from bots.players.reference import reference_player
 from games import engine as E
 from games.engine.cards import cards_of
 from games.engine.sampling import state_from_view
@@ -88,6 +89,35 @@ def test_a_player_cannot_see_other_hands(level):
         a = player(view, random.Random(i))
         b = player(E.player_view(other, seat), random.Random(i))
         assert a == b, (level, state.phase)
+
+
+@pytest.mark.parametrize(
+    "budget",
+    [
+        Budget(samples=6, playouts=30, solver=False),  # playouts, as before the solver
+        Budget(samples=6, playouts=30, learned_alone=True),
+    ],
+    ids=["playouts", "learned_alone"],
+)
+def test_every_kind_of_hard_search_cannot_see_other_hands(budget):
+    # The default Hard (the solver on each deal) is in test_a_player_cannot_see_other_hands:
+    # the solver sees every card of a *sampled* deal, never the real one.
+    player = make_hard(budget)
+    for i, state in enumerate(POSITIONS):
+        other = twin(state, i)
+        seat = state.turn
+        view = E.player_view(state, seat)
+        assert E.player_view(other, seat) == view
+        assert player(view, random.Random(i)) == player(
+            E.player_view(other, seat), random.Random(i)
+        )
+
+
+def test_hard_with_learned_bids_orders_the_top_trumps_up_alone():
+    state = new_hand(3, {0: "JH JD AH KH QH"}, "9H")
+    view = E.player_view(state, 0)
+    action = make_hard(Budget(samples=8, playouts=40, learned_alone=True))(view, random.Random(1))
+    assert action == {"type": "order_up", "alone": True}
 
 
 def test_hard_gives_the_same_action_for_the_same_seed():
@@ -203,3 +233,17 @@ def test_match_equity_is_even_at_even_scores_and_grows_with_the_lead():
     assert equity(9, 0) > equity(8, 6) > equity(5, 5) > equity(6, 8) > equity(0, 9)
     assert equity(10, 3) == 1.0 and equity(3, 12) == 0.0
     assert equity(6, 6) + equity(6, 6) == pytest.approx(1.0)
+
+
+# ---------------------------------------------------------------- the reference opponent
+
+
+def test_the_reference_opponent_cannot_see_other_hands():
+    for i, state in enumerate(POSITIONS):
+        other = twin(state, i)
+        seat = state.turn
+        view = E.player_view(state, seat)
+        assert E.player_view(other, seat) == view
+        a = reference_player(view, random.Random(i), samples=8)
+        b = reference_player(E.player_view(other, seat), random.Random(i), samples=8)
+        assert a == b and a in view["legal_actions"]

@@ -5,7 +5,9 @@ import json
 import pytest
 from django.core.management import CommandError, call_command
 
-from bots.simulation import simulate, wilson
+from bots.players import PLAYERS
+from bots.simulation import SIMULATION_PLAYERS, simulate, simulate_duplicate, wilson
+from games.levels import LEVELS
 
 
 def test_wilson_interval():
@@ -70,3 +72,45 @@ def test_the_figures_do_not_depend_on_the_number_of_workers():
     one = simulate(4, "medium", "easy", seed=8, workers=1).as_dict()
     two = simulate(4, "medium", "easy", seed=8, workers=2).as_dict()
     assert one == two
+
+
+# ---------------------------------------------------------------- duplicate play
+
+
+def test_duplicate_play_scores_each_deal_from_both_sides():
+    results = simulate_duplicate(6, "medium", "easy", seed=3)
+    d = results.as_dict()
+    assert d["deal_pairs"] == 6 and d["hands"] == 12
+    low, high = d["a_minus_b_ci95"]
+    assert low <= d["a_minus_b_per_hand"] <= high
+    # The mean of the pairs is A's points per hand minus B's.
+    assert d["a_minus_b_per_hand"] == pytest.approx(d["points_per_hand_a"] - d["points_per_hand_b"])
+
+
+def test_duplicate_self_play_of_a_deterministic_level_is_exactly_even():
+    # Medium is deterministic: each deal played from both sides gives the mirror result,
+    # so every pair is 0 and the interval is a point.
+    results = simulate_duplicate(8, "medium", "medium", seed=4)
+    assert results.mean == 0 and results.interval() == (0, 0)
+    assert results.points_a == results.points_b > 0
+
+
+def test_duplicate_figures_do_not_depend_on_the_number_of_workers():
+    one = simulate_duplicate(10, "easy", "medium", seed=8, workers=1).as_dict()
+    two = simulate_duplicate(10, "easy", "medium", seed=8, workers=2).as_dict()
+    assert one == two
+
+
+def test_the_reference_opponent_is_for_simulations_only():
+    assert "reference" in SIMULATION_PLAYERS
+    assert "reference" not in PLAYERS and "reference" not in LEVELS
+    results = simulate_duplicate(2, "reference", "medium", seed=1)
+    assert results.hands == 4
+
+
+def test_the_command_plays_duplicate(capsys):
+    call_command(
+        "simulate", "--duplicate", "--games", "3", "--levels", "medium,easy", "--seed", "2"
+    )
+    out = capsys.readouterr().out
+    assert "3 deal pairs (6 hands)" in out and "A - B:" in out and "95% CI" in out

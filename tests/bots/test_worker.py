@@ -8,7 +8,7 @@ from django.contrib.auth import get_user_model
 
 from euchre_service.celery import app as celery_app
 from games import hints, selectors, services
-from games.models import Event, Hint, Match
+from games.models import Event, Hint, Match, MatchReview
 from games.services import SeatSpec
 from games.tasks import sweep_waiting_matches
 from tests.bots.worker_support import ARTIFACTS, Beat, Worker, use_broker, wait_until
@@ -49,28 +49,33 @@ def person_passes(match: Match, user) -> int:
     return Match.objects.get(pk=match.pk).seq
 
 
+def play_through_the_worker(match: Match, user) -> None:
+    """South plays its first legal action on its turns; the worker plays the others."""
+    for _ in range(500):
+        wait_until(
+            lambda: (
+                Match.objects.get(pk=match.pk).status == "finished"
+                or not Match.objects.get(pk=match.pk).awaiting_computer
+            ),
+            30,
+            "south's turn or the end",
+        )
+        match.refresh_from_db()
+        if match.status == "finished":
+            return
+        view = selectors.player_view_get(match=match, seat=0)["view"]
+        services.action_submit(
+            match_id=match.pk, seat_index=0, action=view["legal_actions"][0], user=user
+        )
+
+
 def test_a_worker_plays_the_computer_seats_of_a_match_to_the_end(real_broker):
     """South plays its first legal action on its turns; the worker plays the others.
     (A match that everyone left is not played: tests/bots/test_worker_hardening.py.)"""
     user, match = person_and_computers(target_score=5)
     worker = Worker(real_broker).start()
     try:
-        for _ in range(500):
-            wait_until(
-                lambda: (
-                    Match.objects.get(pk=match.pk).status == "finished"
-                    or not Match.objects.get(pk=match.pk).awaiting_computer
-                ),
-                30,
-                "south's turn or the end",
-            )
-            match.refresh_from_db()
-            if match.status == "finished":
-                break
-            view = selectors.player_view_get(match=match, seat=0)["view"]
-            services.action_submit(
-                match_id=match.pk, seat_index=0, action=view["legal_actions"][0], user=user
-            )
+        play_through_the_worker(match, user)
     finally:
         worker.stop()
     match.refresh_from_db()
@@ -78,6 +83,33 @@ def test_a_worker_plays_the_computer_seats_of_a_match_to_the_end(real_broker):
     seqs = list(Event.objects.filter(match=match).values_list("seq", flat=True))
     assert sorted(seqs) == list(range(1, match.seq + 1))
     assert "play_computer_turn" in worker.log()
+
+
+def test_a_finished_match_is_reviewed_on_the_review_queue_within_30_seconds(real_broker):
+    """The match_finished commit queues the review by name on the review queue; the test
+    worker consumes it (as docker-compose's review-worker does) at the service's own
+    budget (REVIEW_SAMPLES). Prints the figure: the end of the match to the review."""
+    user, match = person_and_computers(target_score=10)
+    worker = Worker(real_broker).start()
+    try:
+        play_through_the_worker(match, user)
+        ended = time.monotonic()
+        wait_until(
+            lambda: MatchReview.objects.filter(match=match, status="ready").exists(),
+            30,
+            "the review",
+        )
+        took = time.monotonic() - ended
+    finally:
+        worker.stop()
+    review = MatchReview.objects.get(match=match)
+    decisions = sum(p["decisions"] for p in review.body["players"])
+    print(
+        f"\nreview of a {match.hands_played}-hand match ({decisions} decisions of one person): "
+        f"ready {took:.1f} s after its end, built in {review.seconds:.1f} s on one worker"
+    )
+    assert "review_match" in worker.log()
+    assert [p["username"] for p in review.body["players"]] == ["person"]
 
 
 def test_a_move_whose_worker_was_killed_is_applied_exactly_once_after_a_restart(

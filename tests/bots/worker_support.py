@@ -19,6 +19,8 @@ ARTIFACTS = ROOT / "test-artifacts"
 # A queue of this test run's own, so that two test runs sharing a Redis never take
 # each other's tasks.
 QUEUE = f"test-{uuid.uuid4().hex[:10]}"
+# Its match reviews' queue (games.later.BACKGROUND_TASKS): the test workers consume both.
+REVIEW_QUEUE = f"{QUEUE}-review"
 _started: list["Worker"] = []
 
 
@@ -46,6 +48,7 @@ class Worker:
             "CELERY_BROKER_URL": broker_url,
             "CELERY_TASK_ALWAYS_EAGER": "0",
             "CELERY_TASK_DEFAULT_QUEUE": QUEUE,
+            "CELERY_REVIEW_QUEUE": REVIEW_QUEUE,
             "LOG_LEVEL": "INFO",
             **env,
         }
@@ -69,7 +72,7 @@ class Worker:
     def arguments(self) -> list[str]:
         name = f"test-{uuid.uuid4().hex[:6]}@%h"
         return ["worker", "-P", "solo", "--without-mingle", "--without-gossip"] + [
-            *("-l", "INFO", "-n", name)
+            *("-l", "INFO", "-n", name, "-Q", f"{QUEUE},{REVIEW_QUEUE}")
         ]
 
     def log(self) -> str:
@@ -117,6 +120,7 @@ def use_broker(url: str) -> None:
     # Celery reads CELERY_BROKER_URL from the environment before its own conf.
     os.environ["CELERY_BROKER_URL"] = celery_app.conf.broker_url = url
     celery_app.conf.task_default_queue = QUEUE
+    settings.CELERY_REVIEW_QUEUE = REVIEW_QUEUE
     # Connections and producers are pooled per app; drop them so the new URL is used.
     celery_app._pool = None
     celery_app.amqp._producer_pool = None

@@ -17,6 +17,7 @@ def test_a_stranger_gets_404_for_every_path_of_a_running_match(player, other_pla
         ("get", ""),
         ("get", "/events"),
         ("get", "/replay"),
+        ("get", "/review"),
         ("post", "/actions"),
         ("post", "/join"),
         ("post", "/leave"),

@@ -3,10 +3,12 @@ for the computer players' and hints' work by task name through one module (games
 no import hides inside a function to dodge a cycle; games owns the list of levels."""
 
 import ast
+import json
 import time
 from pathlib import Path
 
 import pytest
+import redis
 from celery import current_app, shared_task
 
 from bots.players import DEFAULT_LEVEL, PLAYERS
@@ -178,5 +180,28 @@ def test_with_the_broker_down_asking_for_a_task_answers_false_at_once(settings):
         assert later.run_after(later.TIME_OUT_TURN, "m", seconds=5) is False
         assert time.monotonic() - started < 6  # the broker's short timeouts, no retries
     finally:
+        use_broker(previous)
+        current_app.conf.task_always_eager = settings.CELERY_TASK_ALWAYS_EAGER = eager
+
+
+def test_a_review_goes_to_the_review_queue_and_a_computer_turn_to_the_default_one(settings):
+    """Reviews never wait in, or hold, the queue the computer turns are served from."""
+    previous = current_app.conf.broker_url
+    eager = current_app.conf.task_always_eager
+    broker = settings.CELERY_BROKER_URL
+    use_broker(broker)
+    client = redis.Redis.from_url(broker)
+    default, review = current_app.conf.task_default_queue, settings.CELERY_REVIEW_QUEUE
+    assert default != review
+    client.delete(default, review)
+    try:
+        assert later.run_in_background(later.REVIEW_MATCH, "m")
+        assert later.run_soon(later.PLAY_COMPUTER_TURN, "m", 1)
+        assert client.llen(review) == 1 and client.llen(default) == 1
+        sent = json.loads(client.lindex(review, 0))
+        assert sent["headers"]["task"] == later.REVIEW_MATCH
+        assert json.loads(client.lindex(default, 0))["headers"]["task"] == later.PLAY_COMPUTER_TURN
+    finally:
+        client.delete(default, review)
         use_broker(previous)
         current_app.conf.task_always_eager = settings.CELERY_TASK_ALWAYS_EAGER = eager

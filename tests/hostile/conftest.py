@@ -18,7 +18,7 @@ from django.conf import settings
 from django.core.management import call_command
 
 from benchmarks._server import Stack
-from tests.bots.worker_support import ARTIFACTS, QUEUE, test_database_url
+from tests.bots.worker_support import ARTIFACTS, QUEUE, REVIEW_QUEUE, test_database_url
 from tests.games.server_support import free_port
 
 
@@ -49,6 +49,7 @@ def stack(django_db_setup, django_db_blocker):
             "DJANGO_SETTINGS_MODULE": "euchre_service.settings_production",
             "BENCHMARK_ENDPOINTS": "0",
             "CELERY_TASK_DEFAULT_QUEUE": QUEUE,
+            "CELERY_REVIEW_QUEUE": REVIEW_QUEUE,
             "CACHE_KEY_PREFIX": f"hostile-{uuid.uuid4().hex[:8]}",
             "COMPUTER_TURN_SWEEP_EVERY": "5",
             # High enough for the fuzzing to reach the views behind the throttles.

@@ -22,8 +22,8 @@ import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
-APP_SERVICES = ("migrate", "api", "stream", "worker", "beat")
-LONG_RUNNING = ("postgres", "redis", "api", "stream", "proxy", "worker", "beat")
+APP_SERVICES = ("migrate", "api", "stream", "worker", "review-worker", "beat")
+LONG_RUNNING = ("postgres", "redis", "api", "stream", "proxy", "worker", "review-worker", "beat")
 VARIABLE = re.compile(r"(?<!\$)\$\{(\w+)(?::?([-?])([^}]*))?\}")
 
 
@@ -79,6 +79,7 @@ def test_compose_runs_the_whole_stack():
         "stream",
         "proxy",
         "worker",
+        "review-worker",
         "beat",
     }
     assert found["postgres"]["image"] == "postgres:16"
@@ -93,6 +94,20 @@ def test_compose_runs_the_whole_stack():
     assert command(found["beat"])[:4] == ["celery", "-A", "euchre_service", "beat"]
     assert command(found["migrate"]) == ["python", "manage.py", "migrate", "--noinput"]
     assert found["migrate"]["restart"] == "no"
+
+
+def test_match_reviews_have_a_queue_and_a_worker_of_their_own_at_a_lower_priority():
+    """The turn worker consumes the default queue only; the review worker the review
+    queue only (settings.CELERY_REVIEW_QUEUE's default), one task at a time, niced."""
+    found = services()
+    worker, review = command(found["worker"]), command(found["review-worker"])
+    assert worker[worker.index("-Q") + 1] == "celery"
+    assert review[:3] == ["nice", "-n", "10"]
+    assert review[3:7] == ["celery", "-A", "euchre_service", "worker"]
+    assert review[review.index("-Q") + 1] == "review"
+    assert review[review.index("--concurrency") + 1] == "1"
+    assert "review@" in " ".join(health_test(found["review-worker"]))
+    assert "inspect ping" in " ".join(health_test(found["review-worker"]))
 
 
 def test_every_long_running_service_has_a_health_check():
@@ -120,7 +135,7 @@ def test_services_start_once_what_they_need_is_healthy():
         "api": {"condition": "service_healthy"},
         "stream": {"condition": "service_healthy"},
     }
-    for name in ("api", "stream", "worker", "beat"):
+    for name in ("api", "stream", "worker", "review-worker", "beat"):
         needs = found[name]["depends_on"]
         assert needs["postgres"] == {"condition": "service_healthy"}, name
         assert needs["redis"] == {"condition": "service_healthy"}, name
@@ -356,7 +371,7 @@ def test_migrate_api_stream_worker_and_beat_start_and_pass_their_health_checks(
 
     started = []
     try:
-        for name in ("api", "stream", "worker", "beat"):
+        for name in ("api", "stream", "worker", "review-worker", "beat"):
             local = stream_here if name == "stream" else here
             log = tmp_path / f"{name}.log"
             started.append(_start(local(command(found[name])), env[name], log))

@@ -1,5 +1,6 @@
 """manage.py simulate --games N --levels A,B: computer players against each other, engine only."""
 
+import functools
 import json
 import sys
 import time
@@ -7,7 +8,7 @@ import time
 from django.core.management.base import BaseCommand, CommandError
 
 from bots.players.hard import DEFAULT_BUDGET, Budget
-from bots.simulation import dumps, simulate
+from bots.simulation import dumps, simulate, simulate_duplicate
 from games.engine import RuleError
 
 
@@ -21,9 +22,18 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("--games", type=int, required=True, help="how many matches")
         parser.add_argument(
-            "--levels", required=True, help="two levels, A,B (random, easy, medium, hard)"
+            "--games", type=int, required=True, help="how many matches (with --duplicate: deals)"
+        )
+        parser.add_argument(
+            "--levels",
+            required=True,
+            help="two levels, A,B (random, easy, medium, hard, reference)",
+        )
+        parser.add_argument(
+            "--duplicate",
+            action="store_true",
+            help="duplicate play: each deal played twice, teams swapped; points per hand",
         )
         parser.add_argument("--seed", type=int, default=0, help="seed for the decks and players")
         parser.add_argument(
@@ -41,6 +51,12 @@ class Command(BaseCommand):
             type=int,
             default=DEFAULT_BUDGET.playouts,
             help=f"Hard: playouts per decision, at most (default {DEFAULT_BUDGET.playouts})",
+        )
+        parser.add_argument(
+            "--max-seconds",
+            type=float,
+            default=None,
+            help="with --duplicate: stop after this long and report the deals finished",
         )
         parser.add_argument("--json", action="store_true", help="print the figures as JSON")
 
@@ -62,10 +78,20 @@ class Command(BaseCommand):
             now = time.perf_counter()
             if now - last[0] > 30:
                 last[0] = now
-                sys.stderr.write(f"  {results.matches} of {options['games']} matches\n")
+                if options["duplicate"]:
+                    low, high = results.interval()
+                    sys.stderr.write(
+                        f"  {results.pairs} of {options['games']} deal pairs: A - B "
+                        f"{results.mean:+.3f} ({low:+.3f} to {high:+.3f})\n"
+                    )
+                else:
+                    sys.stderr.write(f"  {results.matches} of {options['games']} matches\n")
 
+        run = simulate
+        if options["duplicate"]:
+            run = functools.partial(simulate_duplicate, max_seconds=options["max_seconds"])
         try:
-            results = simulate(
+            results = run(
                 options["games"],
                 levels[0],
                 levels[1],

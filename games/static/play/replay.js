@@ -1,7 +1,9 @@
 // The replay of a finished match: hand by hand, event by event (so card by card), every
 // deal shown, and each deal's fairness check: the commitment published before the deal
 // against sha256("<salt>:<deck>") of the revealed deck (checked by the server, and again
-// here in the browser when it offers crypto.subtle).
+// here in the browser when it offers crypto.subtle). With the match's review (GET
+// .../review, worked out after the match): each person's accuracy, and the mistakes shown
+// on the step where they happened.
 import { api } from "./api.js";
 import {
   SUITS,
@@ -145,7 +147,7 @@ export function handSnapshots(handData, scoresBefore) {
 }
 
 export function showReplay(root, id) {
-  const st = { data: null, handIndex: 0, step: 0, snapshots: [], scoresBefore: [], browserCheck: new Map(), stopped: false };
+  const st = { data: null, handIndex: 0, step: 0, snapshots: [], scoresBefore: [], browserCheck: new Map(), stopped: false, review: null, reviewNote: "Loading the review…" };
 
   const el = {
     title: h("h1", {}, "Replay"),
@@ -161,6 +163,8 @@ export function showReplay(root, id) {
     nextCard: h("button", { type: "button", class: "secondary", "data-testid": "replay-next-card" }, "Next card ▶▶"),
     last: h("button", { type: "button", class: "secondary", "data-testid": "replay-last" }, "End »"),
     stepText: h("p", { class: "step", "data-testid": "replay-step", "aria-live": "polite" }),
+    mistake: h("div", { class: "mistake", "data-testid": "replay-mistake", hidden: true, role: "note" }),
+    review: h("section", { class: "info review", "data-testid": "review" }),
     table: h("div", { class: "table replay-table", "data-testid": "replay-table" }),
     info: h("aside", { class: "info", "data-testid": "replay-info" }),
     allChecks: h("ol", { class: "checks", "data-testid": "fairness-summary" }),
@@ -199,10 +203,12 @@ export function showReplay(root, id) {
         h("h2", {}, "Step by step"),
         h("div", { class: "row controls" }, el.first, el.prev, el.next, el.nextCard, el.last),
         el.stepText,
+        el.mistake,
         el.table,
       ),
       h("div", { class: "side" },
         el.info,
+        el.review,
         h("section", { class: "info" }, h("h2", {}, "Fairness of every deal"), el.allChecks),
       ),
     ),
@@ -226,6 +232,7 @@ export function showReplay(root, id) {
       replace(el.handSelect, data.hands.map((hand, i) => h("option", { value: i }, `Hand ${hand.hand} (dealt by ${seatName(hand.dealer)})`)));
       renderAllChecks();
       selectHand(0);
+      loadReview(0);
       data.hands.forEach((hand, i) => {
         sha256Hex(`${hand.salt}:${hand.deck.join(" ")}`).then((digest) => {
           st.browserCheck.set(i, digest === null ? null : digest === hand.commitment);
@@ -241,6 +248,61 @@ export function showReplay(root, id) {
         h("p", { class: "error", role: "alert", "data-testid": "error" }, text),
         h("a", { href: `#/match/${id}` }, "Back to the match")));
     });
+
+  // The review is worked out after the match: 202 review_pending until then (poll).
+  function loadReview(attempt) {
+    api("GET", `matches/${id}/review`)
+      .then((review) => {
+        if (st.stopped) return;
+        if (review.status === "pending") {
+          st.reviewNote = "The review of this match is being worked out…";
+          if (attempt < 30) setTimeout(() => loadReview(attempt + 1), 2000);
+        } else if (review.status === "failed") {
+          st.reviewNote = "The review of this match could not be worked out.";
+        } else {
+          st.review = review;
+        }
+        renderReview();
+        renderStep();
+      })
+      .catch((err) => {
+        st.reviewNote = err.detail;
+        if (!st.stopped) renderReview();
+      });
+  }
+
+  function handMistakes() {
+    if (!st.review) return [];
+    const hand = st.data.hands[st.handIndex];
+    const found = st.review.hands.find((r) => r.hand === hand.hand);
+    return found ? found.mistakes : [];
+  }
+
+  function renderReview() {
+    if (!st.review) {
+      replace(el.review, h("h2", {}, "Review"), h("p", { class: "small", "data-testid": "review-note" }, st.reviewNote));
+      return;
+    }
+    const mistakes = handMistakes();
+    replace(el.review,
+      h("h2", {}, "Review"),
+      h("ul", { class: "accuracy" }, st.review.players.map((p) => h("li", { "data-testid": "review-accuracy", "data-seat": String(p.seat) },
+        `${seatName(p.seat)} (${p.username}): ${p.accuracy === null ? "no choices" : `${p.accuracy}% accurate`}, `,
+        `${p.mistakes} mistake${p.mistakes === 1 ? "" : "s"}, about ${p.points_lost.toFixed(1)} points given up`))),
+      h("p", { class: "small" }, "Each decision is valued from what that seat knew then; a mistake gave up at least ",
+        `${st.review.threshold} points against the best choice.`),
+      mistakes.length
+        ? h("ol", { class: "mistakes", "data-testid": "review-hand-mistakes" }, mistakes.map((m) => h("li", {},
+          h("button", { type: "button", class: "link", "data-testid": "review-goto", onclick: () => setStep(stepOfSeq(m.seq)) },
+            `${seatName(m.seat)}: ${m.sentence}`))))
+        : h("p", { class: "small", "data-testid": "review-hand-clean" }, "No mistakes in this hand."),
+    );
+  }
+
+  function stepOfSeq(seq) {
+    const i = st.snapshots.findIndex((s) => s.event.seq === seq);
+    return i < 0 ? st.step : i;
+  }
 
   // A hand passes when the server's check passed and, where the browser can hash,
   // the browser's too.
@@ -259,6 +321,7 @@ export function showReplay(root, id) {
     el.nextHand.disabled = i === st.data.hands.length - 1;
     renderFairness();
     renderDeal();
+    renderReview();
     setStep(0);
   }
 
@@ -324,8 +387,13 @@ export function showReplay(root, id) {
     el.stepText.setAttribute("data-steps", String(st.snapshots.length));
     el.stepText.setAttribute("data-event", s.event.type);
     el.stepText.textContent = `Step ${st.step + 1} of ${st.snapshots.length}: ${s.text}`;
+    const mistake = handMistakes().find((m) => m.seq === s.event.seq);
+    el.mistake.hidden = !mistake;
+    replace(el.mistake, mistake ? [h("strong", {}, `Mistake by ${seatName(mistake.seat)}: `), mistake.sentence,
+      h("span", { class: "small" }, ` (with all cards shown: ${mistake.shown_loss.toFixed(1)} points)`)] : []);
+    if (mistake) el.mistake.setAttribute("data-seq", String(mistake.seq));
     const seats = [0, 1, 2, 3].map((seat) => h("div", {
-      class: `seat pos-${POSITIONS[seat]}${s.sittingOut.includes(seat) ? " out" : ""}${s.event.seat === seat ? " turn" : ""}`,
+      class: `seat pos-${POSITIONS[seat]}${s.sittingOut.includes(seat) ? " out" : ""}${s.event.seat === seat ? " turn" : ""}${mistake && mistake.seat === seat ? " erred" : ""}`,
       "data-testid": `replay-seat-${seatName(seat).toLowerCase()}`,
     },
       h("div", { class: "seat-name" }, seatName(seat), seat === hand.dealer ? " · dealer" : "", s.maker === seat ? (s.alone === seat ? " · maker, alone" : " · maker") : "", s.defenderAlone === seat ? " · defends alone" : ""),

@@ -1,0 +1,74 @@
+"""The reference opponent: plain determinized search with a double-dummy solver.
+
+A yardstick built to a fixed recipe, for simulations only (it is not a level people
+choose: games.levels offers random, easy, medium, hard; bots.simulation registers this
+one as "reference"):
+
+- bidding, the dealer's discard and defending alone: the Medium rules (bots/policy.py);
+- each card in the play: 40 deals of the hidden cards that agree with what the seat
+  has seen (its cards, the cards played, the known kitty cards, the suits each seat
+  showed void in: bots.knowledge.sample_hidden; no reading of the bids), each solved
+  exactly by the double-dummy solver (bots/solver.py) for every legal card, valued in
+  the hand's points for the seat's side; the card with the best total wins, ties to
+  the card the Medium rules would play.
+
+This is the "perfect-information Monte Carlo with a double-dummy solver" agent the
+Euchre literature measures against (about 0.67 points per hand against a stronger
+agent's 0.77).
+"""
+
+import random
+from typing import Any
+
+from games.engine import CARD_BY_TEXT, action_from_dict, cards_of, read_view, state_from_view
+from games.engine import with_hands as state_with_hands
+
+from .. import solver as S
+from ..knowledge import sample_hidden
+from .hard import candidates
+from .medium import seen_rule_action
+
+REFERENCE = "reference"  # its name in simulations (not a level people choose)
+SAMPLES = 40
+
+
+def reference_player(
+    view: dict[str, Any], rng: random.Random, samples: int = SAMPLES
+) -> dict[str, Any]:
+    legal = view["legal_actions"]
+    if len(legal) == 1:
+        return legal[0]
+    seen = read_view(view)
+    rule = seen_rule_action(seen)
+    if seen.phase != "play":
+        return rule
+    actions = candidates(seen)  # equivalent cards once
+    if len(actions) == 1:
+        return actions[0]
+    engine_actions = [action_from_dict(a) for a in actions]
+    seat = seen.seat
+    team = seat & 1
+    totals = [0] * len(actions)
+    template = None
+    for _ in range(samples):
+        hands, kitty = sample_hidden(seen, rng)
+        if template is None:
+            template = state_from_view(
+                seen, {s: cards_of(hands[s]) for s in range(4) if s != seat}, kitty
+            )
+            base = template
+        else:
+            base = state_with_hands(template, hands, kitty)
+        sign = 1 if base.maker % 2 == team else -1
+        solver = S.solver_for(base)
+        for i, action in enumerate(engine_actions):
+            state = base.clone()
+            state.apply_action(seat, action)
+            totals[i] += sign * S.solve_points(state, solver)
+    rule_card = CARD_BY_TEXT.get(rule.get("card", ""), None)
+    best = max(totals)
+    tied = [a for a, t in zip(actions, totals, strict=True) if t == best]
+    for a in tied:
+        if CARD_BY_TEXT[a["card"]] == rule_card:
+            return a
+    return tied[0]
