@@ -1,10 +1,12 @@
-// The page: a hash router over five screens: sign in, lobby (new match + your matches),
-// join by invite link, the table, and the replay of a finished match.
+// The page: a hash router over six screens: sign in, lobby (new match + your matches),
+// join by invite link, the table, the replay of a finished match, and your record.
 //   #/              lobby          #/match/<id>    the table
 //   #/join/<id>     invite link    #/replay/<id>   replay
+//   #/record        your rating, statistics, finished matches and the leaderboard
 import { api, clearSession, session, setSession } from "./api.js";
 import { LEVELS, capital, playerName, teamName } from "./cards.js";
 import { showMatch } from "./match.js";
+import { showRecord } from "./record.js";
 import { showReplay } from "./replay.js";
 import { errorBox, h, replace, showError } from "./ui.js";
 
@@ -37,7 +39,7 @@ function route() {
     return;
   }
   const screens = { match: showMatch, replay: showReplay, join: showJoin };
-  const screen = screens[name] && id ? screens[name] : showLobby;
+  const screen = name === "record" ? showRecord : screens[name] && id ? screens[name] : showLobby;
   teardown = screen(app, id, { go }) || null;
 }
 
@@ -199,7 +201,9 @@ function showLobby(root, _id, { go }) {
         error,
       ),
     ),
-    h("section", { class: "panel" }, h("h2", {}, "Your matches"), list),
+    h("section", { class: "panel" }, h("h2", {}, "Your matches"),
+      h("p", {}, h("a", { href: "#/record", "data-testid": "record-link" }, "Your record: rating, statistics, finished matches and the leaderboard")),
+      list),
   );
 
   api("GET", "matches?page_size=20")
