@@ -14,6 +14,7 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
+from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db.models import Count, Exists, OuterRef, Q, QuerySet, Sum
 
 from games import engine as E
@@ -34,10 +35,22 @@ class UserNotFound(ServiceError):
 def user_for_record(*, username: str, viewer: AbstractBaseUser) -> AbstractBaseUser:
     """The user whose record `viewer` asks for; UserNotFound if there is none or it is
     another's guest account (the two answers are the same)."""
-    user = get_user_model().objects.filter(username__iexact=normalize_username(username)).first()
+    name = normalize_username(username)
+    user = None
+    if _could_be_a_name(name):  # else no query: PostgreSQL refuses a NUL in text, say
+        user = get_user_model().objects.filter(username__iexact=name).first()
     if user is None or (is_guest(user) and user.pk != viewer.pk):
         raise UserNotFound()
     return user
+
+
+def _could_be_a_name(name: str) -> bool:
+    field = get_user_model()._meta.get_field(get_user_model().USERNAME_FIELD)
+    try:
+        field.run_validators(name)
+    except DjangoValidationError:
+        return False
+    return True
 
 
 def _opponent_or_partner(username: str, *, partner: bool) -> Exists:
@@ -73,7 +86,7 @@ def history(
         qs = qs.filter(opposition=opposition)
     if since:
         qs = qs.filter(finished_at__gte=_day_start(since))
-    if until:
+    if until and until < datetime.date.max:  # the last day there is: no upper bound
         qs = qs.filter(finished_at__lt=_day_start(until + datetime.timedelta(days=1)))
     for name, value in (rules or {}).items():
         qs = qs.filter(**{f"match__options__{name}": value})

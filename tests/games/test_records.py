@@ -395,3 +395,15 @@ def _four_again(clients) -> str:
         )
         assert response.status_code == 200, response.content
     return match_id
+
+
+def test_odd_names_and_the_last_day_there_is_are_answered_not_failed(player):
+    """The hostile suite's kind of input: a NUL in the name (PostgreSQL refuses it in
+    text), and `until` the last date a date can be (the day after it does not exist)."""
+    _user, client = player
+    quick(client)
+    assert_error(client.get("/api/v1/users/al%00ice/matches"), 404, "user_not_found")
+    assert_error(client.get("/api/v1/users/al%00ice/stats"), 404, "user_not_found")
+    assert_error(client.get("/api/v1/users/alice/matches?opponent=b%00b"), 400, "bad_request")
+    assert len(history(client, "alice", until="9999-12-31")["results"]) == 1
+    assert len(history(client, "alice", since="0001-01-01")["results"]) == 1
