@@ -6,12 +6,15 @@ transaction of its match_finished event, and rebuilt from the logs alone by
 """
 
 import datetime
+import threading
 
 import pytest
 from django.core.management import call_command
+from django.db import OperationalError, connection, connections, transaction
 from rest_framework.test import APIClient
 
-from games import ratings
+from games import events as V
+from games import projections, ratings
 from games.models import Hand, Match, MatchRecord, Rating, RatingChange
 from tests.conftest import make_player
 from tests.games.helpers import OPEN, assert_error, create_match, play_to_the_end, view
@@ -407,3 +410,43 @@ def test_odd_names_and_the_last_day_there_is_are_answered_not_failed(player):
     assert_error(client.get("/api/v1/users/alice/matches?opponent=b%00b"), 400, "bad_request")
     assert len(history(client, "alice", until="9999-12-31")["results"]) == 1
     assert len(history(client, "alice", since="0001-01-01")["results"]) == 1
+
+
+def test_a_match_about_to_finish_waits_for_one_finishing_now(db):
+    """Ratings follow the finish order: the transaction that appends a match_finished
+    event first takes the finishing lock (records.finishing), so two matches finishing
+    at once are stamped and rated one after the other, as the rebuild replays them."""
+    held, release = threading.Event(), threading.Event()
+
+    def finishing_elsewhere() -> None:
+        try:
+            with transaction.atomic():
+                projections.before_append([V.NewEvent(V.MATCH_FINISHED, None, {})])
+                held.set()
+                release.wait(10)
+        finally:
+            connections.close_all()
+
+    other = threading.Thread(target=finishing_elsewhere)
+    other.start()
+    try:
+        assert held.wait(10)
+
+        def try_to(events) -> bool:
+            try:
+                with transaction.atomic():
+                    with connection.cursor() as cursor:
+                        cursor.execute("SET LOCAL lock_timeout = '300ms'")
+                    projections.before_append(events)
+                return True
+            except OperationalError:
+                return False
+
+        assert try_to([V.NewEvent(V.CARD_PLAYED, 0, {})])  # any other event: no wait
+        assert not try_to([V.NewEvent(V.MATCH_FINISHED, None, {})])  # waits its turn
+        release.set()
+        other.join(10)
+        assert try_to([V.NewEvent(V.MATCH_FINISHED, None, {})])
+    finally:
+        release.set()
+        other.join(10)
