@@ -150,9 +150,11 @@ def _opposition(opponents: list[_Seat]) -> str:
     return Opposition.MIXED
 
 
-def record_match(match: Match) -> list[MatchRecord]:
-    """(Re)write the match's MatchRecord rows from its log; its ratings are untouched."""
-    MatchRecord.objects.filter(match=match).delete()
+def record_match(match: Match, *, fresh: bool = False) -> list[MatchRecord]:
+    """(Re)write the match's MatchRecord rows from its log (`fresh`: it has none yet);
+    its ratings are untouched."""
+    if not fresh:
+        MatchRecord.objects.filter(match=match).delete()
     rows = records_from_log(match, Event.objects.filter(match=match).order_by("seq"))
     return MatchRecord.objects.bulk_create(rows)
 
@@ -160,7 +162,7 @@ def record_match(match: Match) -> list[MatchRecord]:
 def match_finished(match: Match) -> None:
     """A match has just finished (its events are appended, in this transaction, after
     `finishing()`): its records, then its ratings."""
-    rate_match(match, record_match(match))
+    rate_match(match, record_match(match, fresh=True))
 
 
 def rate_match(match: Match, rows: list[MatchRecord]) -> None:
@@ -185,13 +187,17 @@ def rate_match(match: Match, rows: list[MatchRecord]) -> None:
     winner = rows[0].team if rows[0].won else 1 - rows[0].team
     team0, team1 = ratings.rate(([skills[0], skills[2]], [skills[1], skills[3]]), winner)
     after = [team0[0], team1[0], team0[1], team1[1]]  # back in seat order
-    changes = []
+    changes, created, updated = [], [], []
     for row in rated:
         before, new = skills[row.seat], after[row.seat]
-        rating = current.get(row.user_id) or Rating(user_id=row.user_id, matches=0)
+        rating = current.get(row.user_id)
+        if rating is None:
+            rating = Rating(user_id=row.user_id, matches=0)
+            created.append(rating)
+        else:
+            updated.append(rating)
         rating.mu, rating.sigma, rating.ordinal = new.mu, new.sigma, new.ordinal
         rating.matches += 1
-        rating.save()
         changes.append(
             RatingChange(
                 match=match,
@@ -203,6 +209,9 @@ def rate_match(match: Match, rows: list[MatchRecord]) -> None:
                 sigma_after=new.sigma,
             )
         )
+    # A few rows, each a query or two were it saved alone: one query each way.
+    Rating.objects.bulk_create(created)
+    Rating.objects.bulk_update(updated, ["mu", "sigma", "ordinal", "matches"])
     RatingChange.objects.bulk_create(changes)
 
 
