@@ -2,7 +2,7 @@
 and ratings, in the finishing transaction), next to one action, and rebuilding every
 record and rating from the logs, next to rebuilding the matches' own projections.
 
-    .venv/bin/python benchmarks/records.py                 # 200 matches of four people
+    .venv/bin/python benchmarks/records.py                 # 100 matches of four people
     .venv/bin/python benchmarks/records.py --matches 500 --target 3
 
 It makes a fresh PostgreSQL database (--database-url, default euchre_bench_records;
@@ -29,7 +29,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--matches", type=int, default=200)
+    parser.add_argument("--matches", type=int, default=100)
     parser.add_argument("--target", type=int, default=3, help="points a match is played to")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument(
