@@ -35,7 +35,11 @@ api = [
     ),
     path("matches/<str:match_id>/review", apis.MatchReviewApi.as_view(), name="match-review"),
     path("matches/<str:match_id>/hints", apis.HintRequestApi.as_view(), name="match-hints"),
+    path("matches/<str:match_id>/ratings", apis.MatchRatingsApi.as_view(), name="match-ratings"),
     path("hints/<str:hint_id>", apis.HintDetailApi.as_view(), name="hint"),
+    path("users/<str:username>/matches", apis.UserMatchesApi.as_view(), name="user-matches"),
+    path("users/<str:username>/stats", apis.UserStatsApi.as_view(), name="user-stats"),
+    path("leaderboard", apis.LeaderboardApi.as_view(), name="leaderboard"),
     path("schema", apis.SchemaApi.as_view(), name="schema"),
     path("docs", apis.DocsApi.as_view(url_name="schema"), name="docs"),
 ]

@@ -39,6 +39,11 @@ def user_register(*, username: str, password: str) -> AbstractBaseUser:
         raise _taken() from exc
 
 
+def is_guest(user: AbstractBaseUser) -> bool:
+    """A guest's name has the prefix no registered name may take (the API refuses it)."""
+    return user.get_username().casefold().startswith(GUEST_PREFIX)
+
+
 def _taken() -> Conflict:
     return Conflict("username_taken", "That username is taken.")
 

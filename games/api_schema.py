@@ -536,6 +536,10 @@ OPERATION_CODES: dict[str, tuple[str, ...]] = {
         "throttled",
     ),  # fmt: skip
     "matches_review_retrieve": (*TOKEN, "not_found", "match_not_finished"),
+    "matches_ratings_retrieve": (*TOKEN, "not_found"),
+    "users_matches_retrieve": (*TOKEN, "invalid_input", "invalid_cursor", "user_not_found"),
+    "users_stats_retrieve": (*TOKEN, "user_not_found"),
+    "leaderboard_retrieve": (*TOKEN, "invalid_input"),
     # An async view, not DRF's: no content negotiation; its own 405.
     "matches_stream": (
         *TOKEN,

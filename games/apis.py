@@ -17,13 +17,14 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from knox import views as knox_views
 from knox.views import LoginView as KnoxLoginView
 from rest_framework import serializers
-from rest_framework.pagination import PageNumberPagination
+from rest_framework.exceptions import NotFound as DrfNotFound
+from rest_framework.pagination import CursorPagination, PageNumberPagination
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from games import accounts, hints, quickplay, rematch, reviews, selectors, services
+from games import accounts, hints, history, quickplay, rematch, reviews, selectors, services
 from games import engine as E
 from games.api_classes import TokenAuthentication
 from games.api_schema import (
@@ -42,7 +43,7 @@ from games.api_support import JsonErrorsMixin, StrictBooleanField, StrictSeriali
 from games.engine import LONE_LEAD_CHOICES, TARGET_SCORE_MAX, TARGET_SCORE_MIN
 from games.errors import BadInput, Conflict
 from games.levels import LEVELS
-from games.models import MatchStatus, RematchStatus, Visibility
+from games.models import MatchStatus, Opposition, RematchStatus, Visibility
 from games.throttling import ServiceThrottle, WritesThrottle
 
 # Visible ASCII, no spaces: a UUID, base64 or hex token all fit.
@@ -929,6 +930,282 @@ class HintDetailApi(APIView):
     )
     def get(self, request: Request, hint_id: str) -> Response:
         return Response(hints.hint_body(hints.hint_get(hint_id=hint_id, user=request.user)))
+
+
+# ---------------------------------------------------------------- records and ratings
+# (games/records.py writes them, games/history.py reads them and says who sees what)
+
+
+class RatingChangeSerializer(serializers.Serializer):
+    before = serializers.FloatField(help_text="The rating (mu - 3 sigma) before the match.")
+    after = serializers.FloatField(help_text="...and after it.")
+    change = serializers.FloatField(help_text="after - before.")
+    mu = serializers.FloatField(help_text="openskill's mu after the match.")
+    sigma = serializers.FloatField(help_text="openskill's sigma after the match.")
+
+    class Meta:
+        ref_name = "RatingChange"
+
+
+class RecordPlayerSerializer(serializers.Serializer):
+    seat = serializers.IntegerField(min_value=0, max_value=3)
+    name = serializers.ChoiceField(choices=E.SEAT_NAMES)
+    kind = serializers.ChoiceField(
+        choices=["human", "computer"], help_text="As the seat was when the match started."
+    )
+    username = serializers.CharField(allow_null=True)
+    level = serializers.ChoiceField(choices=LEVELS, allow_null=True)
+    left = serializers.BooleanField(help_text="The person left before the end.")
+
+    class Meta:
+        ref_name = "RecordPlayer"
+
+
+class HistoryItemSerializer(serializers.Serializer):
+    """One finished match in a person's history: what a result table shows."""
+
+    match = serializers.UUIDField()
+    finished_at = serializers.CharField()
+    options = OptionsSerializer()
+    seat = serializers.IntegerField(min_value=0, max_value=3)
+    team = serializers.IntegerField(min_value=0, max_value=1)
+    result = serializers.ChoiceField(choices=["won", "lost"])
+    scores = serializers.ListField(
+        child=serializers.IntegerField(min_value=0), help_text="[their team's, the other's]."
+    )
+    hands = serializers.IntegerField(min_value=0)
+    opposition = serializers.ChoiceField(choices=Opposition.choices)
+    left = serializers.BooleanField(help_text="They left before the end.")
+    players = RecordPlayerSerializer(many=True)
+    rating = RatingChangeSerializer(
+        allow_null=True, help_text="Their rating change (null: not rated, e.g. a guest)."
+    )
+
+    class Meta:
+        ref_name = "HistoryItem"
+
+
+class HistoryPageSerializer(serializers.Serializer):
+    next = serializers.URLField(allow_null=True)
+    previous = serializers.URLField(allow_null=True)
+    results = HistoryItemSerializer(many=True)
+
+    class Meta:
+        ref_name = "HistoryPage"
+
+
+class HistoryPagination(CursorPagination):
+    page_size = 20
+    page_size_query_param = "page_size"
+    max_page_size = 100
+    ordering = ("-finished_at", "-id")
+
+    def decode_cursor(self, request: Request) -> Any:
+        try:
+            return super().decode_cursor(request)
+        except DrfNotFound as exc:
+            raise BadInput(
+                "invalid_cursor", "The cursor is not one this list gave: start again without it."
+            ) from exc
+
+
+def _yes_no(help_text: str) -> serializers.ChoiceField:
+    return serializers.ChoiceField(choices=["true", "false"], required=False, help_text=help_text)
+
+
+class UserMatchesApi(APIView):
+    class UserMatchesFilterSerializer(StrictSerializer):
+        result = serializers.ChoiceField(choices=["won", "lost"], required=False)
+        opponent = serializers.CharField(
+            max_length=150, required=False, help_text="A person who sat against them."
+        )
+        partner = serializers.CharField(
+            max_length=150, required=False, help_text="A person who sat with them."
+        )
+        opposition = serializers.ChoiceField(choices=Opposition.choices, required=False)
+        since = serializers.DateField(required=False, help_text="Finished on or after (UTC).")
+        until = serializers.DateField(required=False, help_text="Finished on or before (UTC).")
+        target_score = serializers.IntegerField(
+            min_value=TARGET_SCORE_MIN, max_value=TARGET_SCORE_MAX, required=False
+        )
+        stick_the_dealer = _yes_no("Played with stick the dealer, or without.")
+        going_alone = _yes_no("Played with going alone allowed, or not.")
+        lone_lead = serializers.ChoiceField(choices=LONE_LEAD_CHOICES, required=False)
+        defending_alone = _yes_no("Played with defending alone allowed, or not.")
+        cursor = serializers.CharField(max_length=200, required=False)
+        page_size = serializers.IntegerField(
+            min_value=1, max_value=HistoryPagination.max_page_size, required=False
+        )
+
+    RULES = ("target_score", "stick_the_dealer", "going_alone", "lone_lead", "defending_alone")
+
+    @extend_schema(
+        parameters=[UserMatchesFilterSerializer],
+        responses={200: HistoryPageSerializer},
+        summary="A person's finished matches, newest first",
+        description=(
+            "Their finished matches (abandoned ones have no result and are not listed), newest "
+            "first, a page at a time: follow `next` (a cursor; `page_size` up to 100). Filters:"
+            " the result, a person who sat against or with them, who they played against "
+            "(`opposition`), the days (UTC) and the rules. Each shows what a result table "
+            "shows, never cards. A registered person's history is shown to anyone signed in;"
+            " a guest's to that guest alone (404 user_not_found to others)."
+        ),
+    )
+    def get(self, request: Request, username: str) -> Response:
+        filters = self.UserMatchesFilterSerializer(data=request.query_params)
+        filters.is_valid(raise_exception=True)
+        data = dict(filters.validated_data)
+        data.pop("cursor", None), data.pop("page_size", None)
+        rules = {k: data.pop(k) for k in self.RULES if k in data}
+        for name, value in rules.items():
+            if value in ("true", "false"):
+                rules[name] = value == "true"
+        user = history.user_for_record(username=username, viewer=request.user)
+        rows = history.history(user=user, rules=rules, **data)
+        paginator = HistoryPagination()
+        page = paginator.paginate_queryset(rows, request, view=self)
+        return paginator.get_paginated_response(history.history_items(page))
+
+
+class FiguresSerializer(serializers.Serializer):
+    matches = serializers.IntegerField(min_value=0)
+    wins = serializers.IntegerField(min_value=0)
+    losses = serializers.IntegerField(min_value=0)
+    win_rate = serializers.FloatField(allow_null=True, help_text="wins / matches")
+    hands = serializers.IntegerField(min_value=0, help_text="Hands dealt (thrown in too).")
+    points = serializers.IntegerField(min_value=0, help_text="Their team's points.")
+    points_per_hand = serializers.FloatField(allow_null=True)
+    made_trump = serializers.IntegerField(min_value=0, help_text="Hands they made trump.")
+    made_trump_rate = serializers.FloatField(allow_null=True, help_text="made_trump / hands")
+    euchred = serializers.IntegerField(min_value=0, help_text="...and were euchred.")
+    euchred_rate = serializers.FloatField(allow_null=True, help_text="euchred / made_trump")
+    alone_tried = serializers.IntegerField(min_value=0, help_text="Lone hands they called.")
+    alone_made = serializers.IntegerField(min_value=0, help_text="...not euchred.")
+    alone_made_rate = serializers.FloatField(allow_null=True)
+
+    class Meta:
+        ref_name = "Figures"
+
+
+class RatingSerializer(serializers.Serializer):
+    username = serializers.CharField()
+    rating = serializers.FloatField(help_text="mu - 3 sigma: what is ranked (a newcomer's is 0).")
+    mu = serializers.FloatField()
+    sigma = serializers.FloatField()
+    matches = serializers.IntegerField(min_value=0, help_text="Rated matches.")
+    place = serializers.IntegerField(min_value=1, help_text="On the leaderboard.")
+
+    class Meta:
+        ref_name = "Rating"
+
+
+class StatsSerializer(serializers.Serializer):
+    username = serializers.CharField()
+    guest = serializers.BooleanField(help_text="A guest is never rated.")
+    rating = RatingSerializer(allow_null=True, help_text="Null until a rated match.")
+    all = FiguresSerializer(help_text="Every finished match.")
+    people = FiguresSerializer(help_text="Against two people.")
+    random = FiguresSerializer(help_text="Against two computers: random.")
+    easy = FiguresSerializer(help_text="Against two computers: easy.")
+    medium = FiguresSerializer(help_text="Against two computers: medium.")
+    hard = FiguresSerializer(help_text="Against two computers: hard.")
+    mixed = FiguresSerializer(help_text="Against a person and a computer, or two levels.")
+
+    class Meta:
+        ref_name = "Stats"
+
+
+class UserStatsApi(APIView):
+    @extend_schema(
+        responses={200: StatsSerializer},
+        summary="A person's statistics and rating",
+        description=(
+            "Over their finished matches, in all and by who they played against (two people, "
+            "two computers of one level, or mixed): matches and win rate, points per hand, how"
+            " often they made trump and were euchred, lone hands called and made; and their "
+            "rating. Who may see it: as for their history."
+        ),
+    )
+    def get(self, request: Request, username: str) -> Response:
+        user = history.user_for_record(username=username, viewer=request.user)
+        return Response(history.stats(user=user))
+
+
+class LeaderboardEntrySerializer(serializers.Serializer):
+    place = serializers.IntegerField(min_value=1)
+    username = serializers.CharField()
+    rating = serializers.FloatField()
+    mu = serializers.FloatField()
+    sigma = serializers.FloatField()
+    matches = serializers.IntegerField(min_value=0)
+
+    class Meta:
+        ref_name = "LeaderboardEntry"
+
+
+class LeaderboardApi(APIView):
+    class LeaderboardFilterSerializer(StrictSerializer):
+        limit = serializers.IntegerField(min_value=1, max_value=100, required=False, default=20)
+
+    @extend_schema(
+        parameters=[LeaderboardFilterSerializer],
+        responses={
+            200: inline_serializer(
+                "Leaderboard",
+                {
+                    "count": serializers.IntegerField(help_text="Rated people."),
+                    "top": LeaderboardEntrySerializer(many=True),
+                    "you": RatingSerializer(allow_null=True, help_text="Null: not rated yet."),
+                    "newcomer": serializers.FloatField(help_text="A newcomer's rating."),
+                },
+            )
+        },
+        summary="The best rated people, and your place",
+        description=(
+            "The `limit` (up to 100) best ratings (mu - 3 sigma, then more matches, then the "
+            "name), and your own place. Only registered people who finished a match are rated."
+        ),
+    )
+    def get(self, request: Request) -> Response:
+        filters = self.LeaderboardFilterSerializer(data=request.query_params)
+        filters.is_valid(raise_exception=True)
+        return Response(
+            history.leaderboard(viewer=request.user, limit=filters.validated_data["limit"])
+        )
+
+
+class MatchRatingsApi(APIView):
+    @extend_schema(
+        responses={
+            200: inline_serializer(
+                "MatchRatings",
+                {
+                    "changes": inline_serializer(
+                        "SeatRatingChange",
+                        {
+                            "seat": serializers.IntegerField(min_value=0, max_value=3),
+                            "username": serializers.CharField(),
+                            "before": serializers.FloatField(),
+                            "after": serializers.FloatField(),
+                            "change": serializers.FloatField(),
+                            "mu": serializers.FloatField(),
+                            "sigma": serializers.FloatField(),
+                        },
+                        many=True,
+                    )
+                },
+            )
+        },
+        summary="What a finished match did to its players' ratings",
+        description=(
+            "Each rated person's rating before and after the match, by seat (empty until the "
+            "match is finished, and for guests). For the people seated at it."
+        ),
+    )
+    def get(self, request: Request, match_id: str) -> Response:
+        match, _seat = selectors.match_for_user(match_id=match_id, user=request.user)
+        return Response({"changes": history.match_ratings(match_id=match.pk)})
 
 
 # ---------------------------------------------------------------- the OpenAPI document

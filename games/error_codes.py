@@ -76,6 +76,9 @@ CATALOGUE: dict[str, ErrorCode] = {
     "too_many_active_matches": C((409,), "You sit at as many waiting or active matches as one person may."),  # noqa: E501
     "idempotency_key_reused": C((409,), "This Idempotency-Key was used for another match."),
     "hints_disabled": C((422,), "Hints are switched off in this match."),
+    # ------------------------------------------------ records, statistics and ratings
+    "user_not_found": C((404,), "No such user, or a guest's record asked for by someone else (the same answer)."),  # noqa: E501
+    "invalid_cursor": C((400,), "The cursor is not one the list gave; start again without it."),
     # ------------------------------------------------ the rules (games/engine), with `seq`;
     # the status by the code's kind (games.engine.errors.KINDS): malformed 400, out of
     # turn 409, illegal 422

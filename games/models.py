@@ -284,6 +284,8 @@ class RematchOffer(models.Model):
 
     def __str__(self) -> str:
         return f"rematch offer for {self.match_id} ({self.status})"
+
+
 class ReviewStatus(models.TextChoices):
     PENDING = "pending", "being worked out"
     READY = "ready", "ready"
@@ -311,3 +313,100 @@ class MatchReview(models.Model):
 
     def __str__(self) -> str:
         return f"review of match {self.match_id} ({self.status})"
+
+
+# ---------------------------------------------------------------- records and ratings
+# Projections of the logs of finished matches (games/records.py): written in the same
+# transaction as a match's match_finished event, and rewritten from the logs by
+# `manage.py rebuild_projections` (--all rebuilds the ratings too, in finish order).
+
+
+class Opposition(models.TextChoices):
+    """Who a person played against: both opponents people, both one computer level, or
+    anything else (a person and a computer, two levels)."""
+
+    PEOPLE = "people", "people"
+    RANDOM = "random", "computer: random"
+    EASY = "easy", "computer: easy"
+    MEDIUM = "medium", "computer: medium"
+    HARD = "hard", "computer: hard"
+    MIXED = "mixed", "a person and a computer, or two levels"
+
+
+class MatchRecord(models.Model):
+    """One person's record of one finished match (every person seated when it started,
+    one who left before the end too: leaving does not dodge the result)."""
+
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="records")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="match_records"
+    )
+    seat = models.PositiveSmallIntegerField()
+    team = models.PositiveSmallIntegerField()
+    won = models.BooleanField()
+    # The match_finished event's time: the order of the history and of the ratings.
+    finished_at = models.DateTimeField()
+    guest = models.BooleanField(default=False)
+    left = models.BooleanField(default=False, help_text="Left before the end.")
+    opposition = models.CharField(max_length=16, choices=Opposition)
+    # Every seat as it was when the match started: [{seat, kind, user_id, username, level,
+    # left}], what a result table shows.
+    players = models.JSONField()
+    points_for = models.PositiveSmallIntegerField()
+    points_against = models.PositiveSmallIntegerField()
+    hands = models.PositiveSmallIntegerField(help_text="Hands dealt (thrown in ones too).")
+    made_trump = models.PositiveSmallIntegerField(help_text="Hands in which this seat made trump.")
+    euchred = models.PositiveSmallIntegerField(help_text="...and was euchred.")
+    alone_tried = models.PositiveSmallIntegerField()
+    alone_made = models.PositiveSmallIntegerField(help_text="Lone hands not euchred.")
+
+    class Meta:
+        ordering = ["-finished_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(fields=["match", "user"], name="record_one_per_user"),
+        ]
+        indexes = [models.Index(fields=["user", "-finished_at", "-id"], name="record_history")]
+
+    def __str__(self) -> str:
+        return f"record of user {self.user_id} in {self.match_id}"
+
+
+class Rating(models.Model):
+    """A registered person's skill rating (openskill PlackettLuce; games/ratings.py)."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, primary_key=True, related_name="rating"
+    )
+    mu = models.FloatField()
+    sigma = models.FloatField()
+    # mu - 3 sigma: the leaderboard's order (a newcomer starts at 0).
+    ordinal = models.FloatField()
+    matches = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        indexes = [models.Index(fields=["-ordinal"], name="rating_ordinal")]
+
+    def __str__(self) -> str:
+        return f"rating of user {self.user_id}: {self.ordinal:.2f}"
+
+
+class RatingChange(models.Model):
+    """What one rated match did to one person's rating."""
+
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="rating_changes")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="rating_changes"
+    )
+    seat = models.PositiveSmallIntegerField()
+    mu_before = models.FloatField()
+    sigma_before = models.FloatField()
+    mu_after = models.FloatField()
+    sigma_after = models.FloatField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["match", "user"], name="rating_change_one_per_user"),
+        ]
+
+    def __str__(self) -> str:
+        return f"rating change of user {self.user_id} in {self.match_id}"

@@ -2,7 +2,9 @@
 
 `project` is called with the events just appended, in the same transaction;
 `rebuild` clears the projections of a match and projects its whole log, so
-both paths share one piece of code.
+both paths share one piece of code. A match's match_finished event also writes its
+people's records and ratings (games/records.py); `rebuild` rewrites the records of the
+match, and only `records.rebuild_all` the ratings (they depend on the order of matches).
 """
 
 from collections.abc import Iterable
@@ -11,15 +13,28 @@ from django.db import transaction
 from django.utils import timezone
 
 from games import events as V
+from games import records
 from games.models import Event, Hand, Match, MatchStatus, Visibility
 
 
-def project(match: Match, events: Iterable[Event]) -> None:
-    """Update `match` (saved by the caller) and its Hand rows for new events."""
+def project(match: Match, events: Iterable[Event], *, rebuilding: bool = False) -> None:
+    """Update `match` (saved by the caller) and its Hand rows for new events; when the
+    match finishes (not `rebuilding`), its records and ratings."""
+    finished = False
     for event in events:
         handler = _HANDLERS.get(event.type)
         if handler is not None:
             handler(match, event)
+        finished = finished or event.type == V.MATCH_FINISHED
+    if finished and not rebuilding:
+        records.match_finished(match)
+
+
+def before_append(events: Iterable[V.NewEvent]) -> None:
+    """Called before events are appended: a match about to finish waits for any other
+    finishing one (records.finishing), so ratings follow the finish order."""
+    if any(e.type == V.MATCH_FINISHED for e in events):
+        records.finishing()
 
 
 def _match_created(match: Match, event: Event) -> None:
@@ -104,5 +119,6 @@ def rebuild(match: Match) -> None:
     with transaction.atomic():
         match = Match.objects.select_for_update().get(pk=match.pk)
         match.hands.all().delete()
-        project(match, Event.objects.filter(match=match).order_by("seq"))
+        project(match, Event.objects.filter(match=match).order_by("seq"), rebuilding=True)
         match.save()
+        records.record_match(match)

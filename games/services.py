@@ -437,6 +437,7 @@ def _commit_events(match: Match, folded: eventlog.Folded, events: list[NewEvent]
     if (starting or hand_over) and state.phase == E.DEAL:
         events.append(_deal(state))
         folded.commitment = events[-1].payload["commitment"]
+    projections.before_append(events)
     rows = eventlog.append(match, events)
     projections.project(match, rows)
     # Only an active match has a seat to act (an abandoned one never queues a turn).

@@ -83,6 +83,7 @@ class Guest:
         response = requests.post(f"{self.api}/auth/guest", timeout=10)
         assert response.status_code == 201, response.text
         self.token = response.json()["token"]
+        self.username = response.json()["username"]
         self.headers = {"Authorization": f"Token {self.token}"}
 
     def call(self, method: str, path: str, body=None, status: int = 200):

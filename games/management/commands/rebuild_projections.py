@@ -1,18 +1,21 @@
-"""manage.py rebuild_projections [match_id ...] [--all]: hand rows and summaries from the log."""
+"""manage.py rebuild_projections [match_id ...] [--all]: hand rows, summaries, people's
+records of finished matches and (with --all) the ratings, from the logs."""
 
 import uuid
 
 from django.core.management.base import BaseCommand, CommandError
 
-from games import projections
+from games import projections, records
 from games.models import Match
 from games.selectors import is_match_id
 
 
 class Command(BaseCommand):
     help = (
-        "Rewrite the projections (Hand rows and each Match's status, score, hands played, "
-        "winner and finish time) from the event log, for the matches named or --all."
+        "Rewrite the projections (Hand rows, each Match's status, score, hands played, "
+        "winner and finish time, and each person's record of a finished match) from the "
+        "event log, for the matches named or --all; --all also wipes the ratings and "
+        "derives them again, match by match in finish order."
     )
 
     def add_arguments(self, parser):
@@ -51,3 +54,9 @@ class Command(BaseCommand):
                     f"score {match.score_ns}-{match.score_we}"
                 )
         self.stdout.write(f"Rebuilt the projections of {count} match{'es' * (count != 1)}.")
+        if every:
+            rated = records.rebuild_all()
+            self.stdout.write(
+                f"Rebuilt the records and ratings of {rated} finished "
+                f"match{'es' * (rated != 1)}."
+            )

@@ -1,12 +1,14 @@
-// The page: a hash router over six screens: sign in, lobby (quick play, new match, your
+// The page: a hash router over seven screens: sign in, lobby (quick play, new match, your
 // matches), join by invite link, the table (a seat's, or a spectator's of a public
-// match), the replay of a finished match, and the public matches to watch.
+// match), the replay of a finished match, the public matches to watch, and your record.
 //   #/              lobby          #/match/<id>    the table
 //   #/join/<id>     invite link    #/replay/<id>   replay
 //   #/watch         public matches being played now
+//   #/record        your rating, statistics, finished matches and the leaderboard
 import { api, clearSession, session, setSession } from "./api.js";
 import { LEVELS, capital, playerName, teamName } from "./cards.js";
 import { showMatch } from "./match.js";
+import { showRecord } from "./record.js";
 import { showReplay } from "./replay.js";
 import { errorBox, h, replace, showError } from "./ui.js";
 
@@ -39,7 +41,10 @@ function route() {
     return;
   }
   const screens = { match: showMatch, replay: showReplay, join: showJoin };
-  const screen = name === "watch" ? showWatch : screens[name] && id ? screens[name] : showLobby;
+  const pages = { watch: showWatch, record: showRecord };
+  // Own names only: "#/constructor" must not find Object's.
+  const screen = Object.hasOwn(pages, name) ? pages[name]
+    : Object.hasOwn(screens, name) && id ? screens[name] : showLobby;
   teardown = screen(app, id, { go }) || null;
 }
 
@@ -202,7 +207,9 @@ function showLobby(root, _id, { go }) {
       ),
     ),
     quickPlayPanel(go),
-    h("section", { class: "panel" }, h("h2", {}, "Your matches"), list),
+    h("section", { class: "panel" }, h("h2", {}, "Your matches"),
+      h("p", {}, h("a", { href: "#/record", "data-testid": "record-link" }, "Your record: rating, statistics, finished matches and the leaderboard")),
+      list),
   );
 
   api("GET", "matches?page_size=20")

@@ -22,6 +22,7 @@ import {
   teamName,
   teamOf,
 } from "./cards.js";
+import { changeText, ratingText } from "./record.js";
 import { cardFace, cardInside, h, replace } from "./ui.js";
 
 const POLL_MS = 2000;
@@ -880,12 +881,37 @@ export function showMatch(root, id) {
     );
   }
 
+  // Your rating and its change, asked for once when the match is over (GET
+  // .../ratings), filled in where the banner keeps a place for it (the banner is not drawn
+  // again for it, so the focus stays where it is).
+  const ratingLine = h("p", { "data-testid": "rating-change", hidden: true });
+  let ratingAsked = false;
+  async function askRating() {
+    ratingAsked = true;
+    try {
+      const { changes } = await api("GET", `matches/${id}/ratings`);
+      const mine = changes.find((c) => c.seat === st.body.you);
+      ratingLine.setAttribute("data-change", mine ? String(mine.change) : "");
+      if (mine) {
+        replace(ratingLine,
+          `Your rating: ${ratingText(mine.before)} → ${ratingText(mine.after)} (${changeText(mine.change)}). `,
+          h("a", { href: "#/record" }, "Your record"));
+      } else {
+        replace(ratingLine, "This match was not rated for you (guests are not rated).");
+      }
+      ratingLine.hidden = false;
+    } catch (err) {
+      // The banner is right without it.
+    }
+  }
+
   function renderBanner() {
     const body = st.body;
     if (body.status !== "finished") {
       el.banner.hidden = true;
       return;
     }
+    if (!ratingAsked && body.you !== null && body.you !== undefined) askRating();
     const you = body.you;
     const won = you !== null && you !== undefined && teamOf(you) === body.winner_team;
     el.banner.hidden = false;
@@ -894,6 +920,7 @@ export function showMatch(root, id) {
       h("h2", {}, you === null || you === undefined ? `${teamName(body.winner_team)} won` : won ? "You won the match!" : "You lost the match."),
       h("p", { "data-testid": "final-score" }, `${teamName(body.winner_team)} won ${Math.max(...body.scores)}–${Math.min(...body.scores)} after ${body.hands_played} hands.`),
       amAway() ? h("p", { "data-testid": "away-to-the-end" }, "Your time ran out, and a computer player played for you to the end.") : null,
+      ratingLine,
       h("p", {},
         h("a", { href: `#/replay/${id}`, class: "button primary", "data-testid": "replay-link" }, "Watch the replay"),
         " ",
