@@ -2,7 +2,7 @@ from django.contrib import admin
 from django.urls import path
 
 from euchre_service.health import healthz
-from games import apis, streams
+from games import apis, feed, streams
 from games.web import play
 
 api = [
@@ -22,6 +22,9 @@ api = [
     path("matches/<str:match_id>/replay", apis.MatchReplayApi.as_view(), name="match-replay"),
     path("matches/<str:match_id>/hints", apis.HintRequestApi.as_view(), name="match-hints"),
     path("hints/<str:hint_id>", apis.HintDetailApi.as_view(), name="hint"),
+    path("me", apis.MeApi.as_view(), name="me"),
+    path("me/matches", apis.MyMatchesApi.as_view(), name="me-matches"),
+    path("me/stream", feed.me_stream, name="me-stream"),
     path("schema", apis.SchemaApi.as_view(), name="schema"),
     path("docs", apis.DocsApi.as_view(url_name="schema"), name="docs"),
 ]

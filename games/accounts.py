@@ -39,6 +39,14 @@ def user_register(*, username: str, password: str) -> AbstractBaseUser:
         raise _taken() from exc
 
 
+def account_summary(user: AbstractBaseUser) -> dict[str, Any]:
+    return {
+        "id": user.pk,
+        "username": user.get_username(),
+        "is_guest": user.get_username().startswith(GUEST_PREFIX) and not user.has_usable_password(),
+    }
+
+
 def _taken() -> Conflict:
     return Conflict("username_taken", "That username is taken.")
 

@@ -74,6 +74,8 @@ CATALOGUE: dict[str, ErrorCode] = {
     "too_many_active_matches": C((409,), "You sit at as many waiting or active matches as one person may."),  # noqa: E501
     "idempotency_key_reused": C((409,), "This Idempotency-Key was used for another match."),
     "hints_disabled": C((422,), "Hints are switched off in this match."),
+    # ------------------------------------------------ the player's feed (GET /me/stream)
+    "feed_cursor_expired": C((410,), "Your Last-Event-ID is older than the feed keeps (FEED_RETENTION_SECONDS): resync with GET /me/matches and reconnect without it."),  # noqa: E501
     # ------------------------------------------------ the rules (games/engine), with `seq`;
     # the status by the code's kind (games.engine.errors.KINDS): malformed 400, out of
     # turn 409, illegal 422

@@ -73,6 +73,7 @@ def seats_check(seats: list[SeatSpec]) -> list[SeatSpec]:
 class ActionResponse:
     status: int
     body: dict[str, Any]
+    replayed: bool = False  # the stored answer to an Idempotency-Key seen before
 
 
 # ---------------------------------------------------------------- creating and joining
@@ -127,6 +128,7 @@ def match_create(
                 continue
             events.append(_seat_taken(seat))
         _commit_events(match, eventlog.Folded(E.MatchState(rules, first_dealer), None), events)
+        live.publish_seated_on_commit(user.pk, match)  # the creator's feed follows it
     return match
 
 
@@ -159,6 +161,7 @@ def match_join(*, match_id: Any, user: AbstractBaseUser, seat_index: int | None 
         seat.kind, seat.user = SeatKind.HUMAN, user
         seat.save(update_fields=["kind", "user"])
         _commit_events(match, eventlog.load(match), [_seat_taken(seat)])
+        live.publish_seated_on_commit(user.pk, match)  # the joiner's feed follows it
     return match
 
 
@@ -296,7 +299,7 @@ def action_submit(
                         "This Idempotency-Key was already used for a different request: "
                         "use a new key for a new request.",
                     )
-                return ActionResponse(stored.status_code, stored.body)
+                return ActionResponse(stored.status_code, stored.body, replayed=True)
         if match.status in (MatchStatus.FINISHED, MatchStatus.ABANDONED):
             raise Conflict("match_finished", "The match is over.", seq=match.seq)
         if match.status != MatchStatus.ACTIVE:
@@ -371,6 +374,7 @@ def _commit_events(match: Match, folded: eventlog.Folded, events: list[NewEvent]
     # Only an active match has a seat to act (an abandoned one never queues a turn).
     to_act = seat_to_act(match, state) if match.status == MatchStatus.ACTIVE else None
     match.awaiting_computer = plays_for_computer(to_act)
+    match.turn_seat = to_act.index if to_act is not None else None
     previous_deadline = match.turn_deadline
     match.turn_deadline = timers.deadline(match, to_act, events)
     match.save()
