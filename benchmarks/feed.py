@@ -97,22 +97,27 @@ class Feed(Stream):
 
 async def setup_matches(port: int, tokens: list[str]) -> list[tuple[str, list[int]]]:
     """Users in fours at one match each: (match id, the four users' indexes by seat)."""
-    gate = asyncio.Semaphore(16)
+    gate = asyncio.Semaphore(4)  # the shared PostgreSQL has a connection limit
+
+    async def call(token: str, path: str, body: dict, expected: int) -> dict:
+        for attempt in range(10):  # a 503 (the database busy): wait and send again
+            client = Http(port, token)
+            status, answer = await client.call("POST", path, body)
+            client.close()
+            if status == expected:
+                return answer
+            if status != 503:
+                break
+            await asyncio.sleep(0.5 * (attempt + 1))
+        raise AssertionError(f"{path}: {status} {answer}")
 
     async def one(first: int) -> tuple[str, list[int]]:
         async with gate:
-            creator = Http(port, tokens[first])
             body = {"seats": [{"kind": "me"}] + [{"kind": "open"}] * 3}
-            status, made = await creator.call("POST", "/api/v1/matches", body)
-            assert status == 201, made
+            made = await call(tokens[first], "/api/v1/matches", body, 201)
             for seat in (1, 2, 3):
-                joiner = Http(port, tokens[first + seat])
-                status, joined = await joiner.call(
-                    "POST", f"/api/v1/matches/{made['id']}/join", {"seat": seat}
-                )
-                assert status == 200, joined
-                joiner.close()
-            creator.close()
+                path = f"/api/v1/matches/{made['id']}/join"
+                await call(tokens[first + seat], path, {"seat": seat}, 200)
             return made["id"], [first + s for s in range(4)]
 
     return await asyncio.gather(*[one(i) for i in range(0, len(tokens) - 3, 4)])

@@ -249,7 +249,7 @@ SPECTACULAR_SETTINGS = {
     "TITLE": "Euchre game service",
     "DESCRIPTION": "Four-player Euchre against people and computer players; "
     "every match is an append-only event log.",
-    "VERSION": "1.0.0",
+    "VERSION": "1.1.0",  # 1.1: /me, /me/matches, /me/stream; conventions' headers
     "SERVE_INCLUDE_SCHEMA": False,
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",

@@ -301,6 +301,7 @@ async def _feed(user: Any, cursor: int | None) -> AsyncIterator[str]:
                         entry.seq = max(entry.seq, item["seq"])
                 yield message(pos, item)
             yield ": live\n\n"  # what was missed is sent; from here on, live items
+            next_keepalive = time.monotonic() + keepalive
             while time.monotonic() < ends_at:
                 wake.clear()
                 while seated:
@@ -327,12 +328,15 @@ async def _feed(user: Any, cursor: int | None) -> AsyncIterator[str]:
                         await stop_following(match_id)  # nothing more of it is yours
                 if seated or any(e.behind() for e in followed.values()):
                     continue
-                timeout = min(keepalive, max(0.0, ends_at - time.monotonic()))
+                # A keep-alive after `keepalive` seconds without one, whatever woke us meanwhile.
+                timeout = min(next_keepalive, ends_at) - time.monotonic()
                 with contextlib.suppress(TimeoutError):
-                    async with asyncio.timeout(timeout):
+                    async with asyncio.timeout(max(0.0, timeout)):
                         await wake.wait()
                         continue
-                yield ": keep-alive\n\n"
+                if time.monotonic() >= next_keepalive:
+                    yield ": keep-alive\n\n"
+                    next_keepalive = time.monotonic() + keepalive
         finally:
             for match_id in list(followed):
                 await stop_following(match_id)
