@@ -189,7 +189,7 @@ async def run(args: argparse.Namespace, stack: Stack, pid: int) -> dict:
         f"phase 2, delay: {len(played)} matches played through REST, one action at a time,"
         f" {len(feeds)} feeds open; commit -> `your_turn` on the feed of the seat to act"
     )
-    upper, lower, missing, wrong = [], [], 0, 0
+    upper, lower, posts, missing, wrong = [], [], [], 0, 0
     http = {u: Http(port, tokens[u]) for _m, users in played for u in users}
     turn = {m: 0 for m, _u in played}  # seat 0 bids first (the first dealer is east)
     done = 0
@@ -212,6 +212,7 @@ async def run(args: argparse.Namespace, stack: Stack, pid: int) -> dict:
             t_send, t_resp = client.t_send, time.perf_counter()
             if status != 200:
                 continue
+            posts.append(t_resp - t_send)
             nxt = answer["view"]["turn"]
             if nxt is None or answer["status"] != "active":
                 continue
@@ -243,6 +244,7 @@ async def run(args: argparse.Namespace, stack: Stack, pid: int) -> dict:
         "threads0": threads0,
         "upper": upper,
         "lower": lower,
+        "posts": posts,
         "missing": missing,
         "wrong": wrong,
         "failures": failures,
@@ -318,7 +320,8 @@ def main() -> int:
     )
     print(f"  {'commit -> your_turn, ms':<44} {'p50':>8} {'p95':>8} {'p99':>8} {'max':>8}")
     for label, values in (("upper bound (arrival - request sent)", upper),
-                          ("lower bound (arrival - answer read)", lower)):  # fmt: skip
+                          ("lower bound (arrival - answer read)", lower),
+                          ("baseline: the action POST itself", result["posts"])):  # fmt: skip
         top = max(values) * 1000 if values else float("nan")
         print(
             f"  {label:<44} {ms(values, 50):8.1f} {ms(values, 95):8.1f} {ms(values, 99):8.1f}"
