@@ -260,6 +260,8 @@ SPECTACULAR_SETTINGS = {
         "Suit": "games.api_schema.SUITS",
         "SeatName": "games.engine.SEAT_NAMES",
         "MatchStatus": "games.models.MatchStatus",
+        # The seat's kind (a match's seats, /me/matches' players): one enum, as before.
+        "SeatKindEnum": "games.models.SeatKind",
         "HintStatus": "games.models.HintStatus",
         "HintFailure": "games.api_schema.HINT_FAILURES",
     },
