@@ -24,9 +24,12 @@ warnings.filterwarnings(
 )
 
 
+STREAMS = {"match-stream", "me-stream"}
+
+
 def _is_stream(path: str) -> bool:
     try:
-        return resolve(path).url_name == "match-stream"
+        return resolve(path).url_name in STREAMS
     except Resolver404:
         return False
 

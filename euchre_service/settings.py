@@ -45,18 +45,24 @@ INSTALLED_APPS = [
     "django_filters",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "corsheaders",
     "games",
     "bots",
 ]
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # Before anything that answers: a preflight (OPTIONS) is answered here, and every answer
+    # under /api/ (errors too) carries the CORS headers for an allowed origin.
+    "corsheaders.middleware.CorsMiddleware",
     # Static files (the web client, the admin, the API docs) in every mode, under ASGI too.
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "games.api_support.BodySizeLimitMiddleware",
     # An unreachable database: 503 service_unavailable with Retry-After, not a 500.
     "games.api_errors.DatabaseUnavailableMiddleware",
     "games.api_errors.RefuseNullCharactersMiddleware",
+    # RateLimit-* headers on every answer a throttle counted (games/throttling.py).
+    "games.throttling.RateLimitHeadersMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -154,6 +160,36 @@ STREAM_KEEPALIVE_SECONDS = float(os.environ.get("STREAM_KEEPALIVE_SECONDS", "15"
 # A stream is closed after this long; clients reconnect (and are authenticated again).
 STREAM_MAX_SECONDS = float(os.environ.get("STREAM_MAX_SECONDS", "3600"))
 
+# The player's own feed (GET /api/v1/me/stream, games/feed.py): a Last-Event-ID whose
+# events are older than this is answered 410 feed_cursor_expired (resync with /me/matches).
+FEED_RETENTION_SECONDS = float(os.environ.get("FEED_RETENTION_SECONDS", str(7 * 24 * 3600)))
+
+# CORS (django-cors-headers), for web apps on other origins: only the API, only the origins
+# listed in CORS_ALLOWED_ORIGINS (comma-separated, e.g. "https://app.example.com"; none by
+# default). Tokens travel in the Authorization header, never cookies: no credentials mode.
+# docs/api-versioning.md, "HTTP conventions".
+CORS_ALLOWED_ORIGINS = env_list("CORS_ALLOWED_ORIGINS", "")
+CORS_URLS_REGEX = r"^/api/.*$"
+CORS_ALLOW_METHODS = ["GET", "POST", "OPTIONS"]
+CORS_ALLOW_HEADERS = [
+    "accept",
+    "authorization",
+    "content-type",
+    "idempotency-key",
+    "if-none-match",
+    "last-event-id",
+]
+CORS_EXPOSE_HEADERS = [
+    "ETag",
+    "Location",
+    "Retry-After",
+    "RateLimit-Limit",
+    "RateLimit-Remaining",
+    "RateLimit-Reset",
+    "Idempotent-Replayed",
+]
+CORS_PREFLIGHT_MAX_AGE = int(os.environ.get("CORS_PREFLIGHT_MAX_AGE", "3600"))
+
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
@@ -213,7 +249,7 @@ SPECTACULAR_SETTINGS = {
     "TITLE": "Euchre game service",
     "DESCRIPTION": "Four-player Euchre against people and computer players; "
     "every match is an append-only event log.",
-    "VERSION": "1.1.0",
+    "VERSION": "1.1.0",  # docs/api-versioning.md, the changelog
     "SERVE_INCLUDE_SCHEMA": False,
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
@@ -224,12 +260,15 @@ SPECTACULAR_SETTINGS = {
         "Suit": "games.api_schema.SUITS",
         "SeatName": "games.engine.SEAT_NAMES",
         "MatchStatus": "games.models.MatchStatus",
+        # The seat's kind (a match's seats, /me/matches' players): one enum, as before.
+        "SeatKindEnum": "games.models.SeatKind",
         "HintStatus": "games.models.HintStatus",
         "HintFailure": "games.api_schema.HINT_FAILURES",
     },
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "games.streams.schema_hook",
+        "games.feed.schema_hook",
         "games.api_schema.schema_hook",  # after the stream is described
     ],
 }

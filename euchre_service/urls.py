@@ -2,7 +2,7 @@ from django.contrib import admin
 from django.urls import path
 
 from euchre_service.health import healthz
-from games import apis, streams
+from games import apis, feed, streams
 from games.web import play
 
 api = [
@@ -40,6 +40,9 @@ api = [
     path("users/<str:username>/matches", apis.UserMatchesApi.as_view(), name="user-matches"),
     path("users/<str:username>/stats", apis.UserStatsApi.as_view(), name="user-stats"),
     path("leaderboard", apis.LeaderboardApi.as_view(), name="leaderboard"),
+    path("me", apis.MeApi.as_view(), name="me"),
+    path("me/matches", apis.MyMatchesApi.as_view(), name="me-matches"),
+    path("me/stream", feed.me_stream, name="me-stream"),
     path("schema", apis.SchemaApi.as_view(), name="schema"),
     path("docs", apis.DocsApi.as_view(url_name="schema"), name="docs"),
 ]

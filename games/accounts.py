@@ -44,6 +44,14 @@ def is_guest(user: AbstractBaseUser) -> bool:
     return user.get_username().casefold().startswith(GUEST_PREFIX)
 
 
+def account_summary(user: AbstractBaseUser) -> dict[str, Any]:
+    return {
+        "id": user.pk,
+        "username": user.get_username(),
+        "is_guest": is_guest(user),
+    }
+
+
 def _taken() -> Conflict:
     return Conflict("username_taken", "That username is taken.")
 

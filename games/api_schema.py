@@ -12,6 +12,7 @@
   hook run after games.streams.schema_hook).
 """
 
+import copy
 import types
 from typing import Any, NotRequired, Union, get_args, get_origin, get_type_hints, is_typeddict
 
@@ -540,6 +541,15 @@ OPERATION_CODES: dict[str, tuple[str, ...]] = {
     "users_matches_retrieve": (*TOKEN, "invalid_input", "invalid_cursor", "user_not_found"),
     "users_stats_retrieve": (*TOKEN, "user_not_found"),
     "leaderboard_retrieve": (*TOKEN, "invalid_input"),
+    "me_retrieve": TOKEN,
+    "me_matches_list": (*TOKEN, "invalid_input", "invalid_cursor"),
+    "me_stream": (
+        *TOKEN,
+        "invalid_input",
+        "method_not_allowed",
+        "stream_needs_asgi",
+        "feed_cursor_expired",
+    ),  # fmt: skip
     # An async view, not DRF's: no content negotiation; its own 405.
     "matches_stream": (
         *TOKEN,
@@ -551,10 +561,13 @@ OPERATION_CODES: dict[str, tuple[str, ...]] = {
 }
 
 
+STREAM_OPERATIONS = ("matches_stream", "me_stream")  # async views, not DRF's
+
+
 def operation_codes(operation_id: str) -> list[str]:
     """Every error code an operation can answer with (its own, then any request's)."""
     own = OPERATION_CODES[operation_id]
-    drf = () if operation_id == "matches_stream" else DRF_CODES
+    drf = () if operation_id in STREAM_OPERATIONS else DRF_CODES
     return sorted({*own, *drf, *TRANSPORT_CODES})
 
 
@@ -659,9 +672,78 @@ def view_per_phase(view: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return components
 
 
+# ---------------------------------------------------------------- HTTP conventions
+
+# The answers with an ETag (If-None-Match -> 304): games.api_support.conditional.
+CONDITIONAL_OPERATIONS = ("matches_retrieve", "matches_events_retrieve", "matches_replay_retrieve")
+
+
+def _header(description: str, schema: dict[str, Any]) -> dict[str, Any]:
+    return {"description": description, "schema": schema}
+
+
+INT = {"type": "integer", "minimum": 0}
+ETAG = _header(
+    'A weak tag of this answer (W/"..."): send it as If-None-Match to get 304 while it is '
+    "unchanged. It changes with every event of the match (and the seat, the query, who is "
+    "present).",
+    {"type": "string"},
+)
+CACHE_CONTROL = _header(
+    "private, no-cache: your seat's cards are never for a shared cache; check before reuse.",
+    {"type": "string"},
+)
+RATE_LIMIT_HEADERS = {
+    "RateLimit-Limit": _header("Requests allowed in this operation's window.", INT),
+    "RateLimit-Remaining": _header("Requests left in the window.", INT),
+    "RateLimit-Reset": _header("Seconds until one more request is allowed again.", INT),
+}
+RETRY_AFTER = _header("Seconds to wait before trying again.", INT)
+LOCATION = _header("The URL of what was created (for a 202: where to poll).", {"type": "string"})
+IDEMPOTENT_REPLAYED = _header(
+    "`true` when this is the stored answer to an Idempotency-Key sent before (nothing was "
+    "done again). Absent otherwise.",
+    {"type": "string", "enum": ["true"]},
+)
+IF_NONE_MATCH = {
+    "name": "If-None-Match",
+    "in": "header",
+    "required": False,
+    "description": "The ETag of the answer you have: 304 (no body) while it is current.",
+    "schema": {"type": "string"},
+}
+
+
+def http_conventions(operation_id: str, operation: dict[str, Any]) -> None:
+    """The response headers a client reads (docs/api-versioning.md, "HTTP conventions")."""
+    responses = operation["responses"]
+    # Copies: a YAML dump would write one object met twice as an anchor and an alias.
+    rate_limit, etag, cache = copy.deepcopy((RATE_LIMIT_HEADERS, ETAG, CACHE_CONTROL))
+    if "429" in responses:
+        for status, response in responses.items():
+            if status.startswith("2") or status == "429":
+                response.setdefault("headers", {}).update(copy.deepcopy(rate_limit))
+        responses["429"]["headers"]["Retry-After"] = dict(RETRY_AFTER)
+    for status in ("201", "202"):
+        if status in responses:
+            responses[status].setdefault("headers", {})["Location"] = copy.deepcopy(LOCATION)
+    if operation_id == "matches_actions_create":
+        responses["200"].setdefault("headers", {})["Idempotent-Replayed"] = copy.deepcopy(
+            IDEMPOTENT_REPLAYED
+        )
+    if operation_id in CONDITIONAL_OPERATIONS:
+        operation.setdefault("parameters", []).append(copy.deepcopy(IF_NONE_MATCH))
+        responses["200"].setdefault("headers", {}).update({"ETag": etag, "Cache-Control": cache})
+        responses["304"] = {
+            "description": "Not modified: the answer you have (its ETag) is current.",
+            "headers": copy.deepcopy({"ETag": etag, "Cache-Control": cache}),
+        }
+        operation["responses"] = dict(sorted(responses.items()))
+
+
 def schema_hook(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
     """drf-spectacular postprocessing: the generated event and action schemas, the view
-    per phase, and each operation's error responses."""
+    per phase, each operation's error responses, and the headers of the HTTP conventions."""
     schemas = result.setdefault("components", {}).setdefault("schemas", {})
     schemas.update(ERROR_SCHEMAS)
     schemas.update(ENUMS)
@@ -682,6 +764,7 @@ def schema_hook(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
             }
             responses.update(error_responses(operation_id))
             operation["responses"] = responses
+            http_conventions(operation_id, operation)
     return result
 
 

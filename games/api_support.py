@@ -6,6 +6,8 @@ from typing import Any
 from django.conf import settings
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.http import Http404, JsonResponse, QueryDict
+from django.urls import reverse
+from django.utils.http import parse_etags
 from drf_spectacular.contrib.knox_auth_token import KnoxTokenScheme
 from drf_spectacular.extensions import OpenApiSerializerExtension
 from rest_framework import exceptions, serializers
@@ -36,6 +38,37 @@ class BodySizeLimitMiddleware:
 def error_response(code: str, detail: str, status: int) -> JsonResponse:
     """The API's error body, for answers given outside DRF (middleware, async views)."""
     return JsonResponse({"code": code, "detail": detail}, status=status)
+
+
+# ---------------------------------------------------------------- HTTP conventions
+# (docs/api-versioning.md, "HTTP conventions")
+
+# A seat's cards are in these answers: a browser or app may keep them, no shared cache may;
+# and a kept copy is checked (If-None-Match) before it is used again.
+PRIVATE = "private, no-cache"
+
+
+def conditional(request: Any, tag: str, build: Any) -> Response:
+    """An answer with a weak ETag (`W/"<tag>"`, `tag` computed by the view from what the
+    body depends on, without building it), or 304 Not Modified with no body when the
+    client's If-None-Match already names it (weak comparison, RFC 9110 13.1.2)."""
+    etag = f'W/"{tag}"'
+    sent = request.headers.get("If-None-Match", "")
+    known = {t.removeprefix("W/") for t in parse_etags(sent)} if sent else set()
+    if "*" in known or etag.removeprefix("W/") in known:
+        response = Response(status=304)
+    else:
+        response = Response(build())
+    response["ETag"] = etag
+    response["Cache-Control"] = PRIVATE
+    return response
+
+
+def created(body: Any, url_name: str, *args: Any, status: int = 201) -> Response:
+    """A 201 (or 202) with Location: the new resource's (or, for 202, where to poll)."""
+    response = Response(body, status=status)
+    response["Location"] = reverse(url_name, args=[str(a) for a in args])
+    return response
 
 
 def ascii_whole_number(value: str) -> int | None:

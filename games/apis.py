@@ -24,7 +24,17 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from games import accounts, hints, history, quickplay, rematch, reviews, selectors, services
+from games import (
+    accounts,
+    hints,
+    history,
+    presence,
+    quickplay,
+    rematch,
+    reviews,
+    selectors,
+    services,
+)
 from games import engine as E
 from games.api_classes import TokenAuthentication
 from games.api_schema import (
@@ -39,11 +49,17 @@ from games.api_schema import (
     SeatSerializer,
     SpectatorViewSerializer,
 )
-from games.api_support import JsonErrorsMixin, StrictBooleanField, StrictSerializer
+from games.api_support import (
+    JsonErrorsMixin,
+    StrictBooleanField,
+    StrictSerializer,
+    conditional,
+    created,
+)
 from games.engine import LONE_LEAD_CHOICES, TARGET_SCORE_MAX, TARGET_SCORE_MIN
 from games.errors import BadInput, Conflict
 from games.levels import LEVELS
-from games.models import MatchStatus, Opposition, RematchStatus, Visibility
+from games.models import MatchStatus, Opposition, RematchStatus, SeatKind, Visibility
 from games.throttling import ServiceThrottle, WritesThrottle
 
 # Visible ASCII, no spaces: a UUID, base64 or hex token all fit.
@@ -261,7 +277,7 @@ class RegisterApi(APIView):
         serializer = self.RegisterInputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         user = accounts.user_register(**serializer.validated_data)
-        return Response({"id": user.pk, "username": user.get_username()}, status=201)
+        return created({"id": user.pk, "username": user.get_username()}, "me")
 
 
 class TokenApi(KnoxLoginView):
@@ -429,7 +445,7 @@ class MatchListCreateApi(APIView):
             visibility=data["visibility"],
         )
         match, seat = selectors.match_for_user(match_id=match.pk, user=request.user)
-        return Response(selectors.player_view_get(match=match, seat=seat), status=201)
+        return created(selectors.player_view_get(match=match, seat=seat), "match", match.pk)
 
 
 class GuestApi(APIView):
@@ -460,9 +476,8 @@ class GuestApi(APIView):
     )
     def post(self, request: Request) -> Response:
         user, token, expiry = accounts.guest_create()
-        return Response(
-            {"token": token, "expiry": expiry.isoformat(), "username": user.get_username()},
-            status=201,
+        return created(
+            {"token": token, "expiry": expiry.isoformat(), "username": user.get_username()}, "me"
         )
 
 
@@ -509,7 +524,18 @@ class MatchDetailApi(APIView):
     )
     def get(self, request: Request, match_id: str) -> Response:
         match, seat = selectors.match_for_viewer(match_id=match_id, user=request.user)
-        return Response(selectors.view_get(match=match, seat=seat))
+        # The view changes with the log (seq), who is present and, at a public match, how
+        # many watch (both in the cache): the tag is these and the seat (a spectator's is
+        # "s-"), computed before (and instead of) the view.
+        present = "".join(str(i) for i in sorted(presence.present_seats(match.pk)))
+        watching = (
+            presence.watching_count(match.pk) if match.visibility == Visibility.PUBLIC else 0
+        )
+        return conditional(
+            request,
+            f"m{match.seq}.s{'-' if seat is None else seat}.p{present}.w{watching}",
+            lambda: selectors.view_get(match=match, seat=seat),
+        )
 
 
 class MatchJoinApi(APIView):
@@ -657,7 +683,10 @@ class MatchActionApi(APIView):
             idempotency_key=key,
             user=request.user,
         )
-        return Response(result.body, status=result.status)
+        response = Response(result.body, status=result.status)
+        if result.replayed:
+            response["Idempotent-Replayed"] = "true"  # as Stripe: the first answer, again
+        return response
 
 
 class MatchEventsApi(APIView):
@@ -690,10 +719,15 @@ class MatchEventsApi(APIView):
         match, seat = selectors.match_for_viewer(match_id=match_id, user=request.user)
         filters = self.MatchEventsFilterSerializer(data=request.query_params)
         filters.is_valid(raise_exception=True)
-        events = selectors.events_for_seat(
-            match=match, seat=seat, after=filters.validated_data["after"]
+        after = filters.validated_data["after"]
+        return conditional(
+            request,
+            f"e{match.seq}.s{seat}.a{after}",
+            lambda: {
+                "seq": match.seq,
+                "events": selectors.events_for_seat(match=match, seat=seat, after=after),
+            },
         )
-        return Response({"seq": match.seq, "events": events})
 
 
 class MatchReplayApi(APIView):
@@ -712,7 +746,8 @@ class MatchReplayApi(APIView):
         match, _seat = selectors.match_for_viewer(match_id=match_id, user=request.user)
         if match.status != MatchStatus.FINISHED:
             raise Conflict("match_not_finished", "A replay is available once the match is over.")
-        return Response(selectors.replay_get(match=match))
+        # The same for every seat, and final: the match's last seq says it all.
+        return conditional(request, f"r{match.seq}", lambda: selectors.replay_get(match=match))
 
 
 class PublicMatchesApi(APIView):
@@ -919,7 +954,7 @@ class HintRequestApi(APIView):
     )
     def post(self, request: Request, match_id: str) -> Response:
         hint = hints.hint_request(match_id=match_id, user=request.user)
-        return Response(hints.hint_body(hint), status=202)
+        return created(hints.hint_body(hint), "hint", hint.pk, status=202)
 
 
 class HintDetailApi(APIView):
@@ -994,11 +1029,13 @@ class HistoryPageSerializer(serializers.Serializer):
         ref_name = "HistoryPage"
 
 
-class HistoryPagination(CursorPagination):
+class CursorPages(CursorPagination):
+    """The cursor lists' pages: a cursor that is not one the list gave is 400
+    invalid_cursor (DRF's own answer is a 404, as if the list were not there)."""
+
     page_size = 20
     page_size_query_param = "page_size"
     max_page_size = 100
-    ordering = ("-finished_at", "-id")
 
     def decode_cursor(self, request: Request) -> Any:
         try:
@@ -1007,6 +1044,10 @@ class HistoryPagination(CursorPagination):
             raise BadInput(
                 "invalid_cursor", "The cursor is not one this list gave: start again without it."
             ) from exc
+
+
+class HistoryPagination(CursorPages):
+    ordering = ("-finished_at", "-id")
 
 
 def _yes_no(help_text: str) -> serializers.ChoiceField:
@@ -1206,6 +1247,137 @@ class MatchRatingsApi(APIView):
     def get(self, request: Request, match_id: str) -> Response:
         match, _seat = selectors.match_for_user(match_id=match_id, user=request.user)
         return Response({"changes": history.match_ratings(match_id=match.pk)})
+
+
+# ---------------------------------------------------------------- the player's own
+
+
+class MeApi(APIView):
+    @extend_schema(
+        responses={
+            200: inline_serializer(
+                "Me",
+                {
+                    "id": serializers.IntegerField(),
+                    "username": serializers.CharField(),
+                    "is_guest": serializers.BooleanField(),
+                },
+            )
+        },
+        summary="Your account",
+        description="Who the token belongs to (the Location of a new account or guest).",
+    )
+    def get(self, request: Request) -> Response:
+        return Response(accounts.account_summary(request.user))
+
+
+class MyMatchesPagination(CursorPages):
+    ordering = ("-created_at", "-id")  # newest first; the id breaks ties (a stable cursor)
+
+
+class PlayerSerializer(serializers.Serializer):
+    seat = serializers.IntegerField(min_value=0, max_value=3)
+    kind = serializers.ChoiceField(choices=SeatKind.choices)
+    username = serializers.CharField(allow_null=True)
+    level = serializers.ChoiceField(choices=LEVELS, allow_null=True)
+    away = serializers.BooleanField(help_text="Its turn timer ran out: a computer plays for it.")
+
+    class Meta:
+        ref_name = "MatchPlayer"
+
+
+class MyMatchSerializer(serializers.Serializer):
+    """One of your matches, as a list of matches shows it."""
+
+    id = serializers.UUIDField()
+    status = serializers.ChoiceField(choices=MatchStatus.choices)
+    seq = serializers.IntegerField(help_text="The newest event's sequence number.")
+    your_seat = serializers.IntegerField(min_value=0, max_value=3)
+    your_team = serializers.IntegerField(
+        min_value=0, max_value=1, help_text="0 south-north, 1 west-east."
+    )
+    is_my_turn = serializers.BooleanField(
+        help_text="It is your seat's turn (and no computer plays for you)."
+    )
+    turn_seat = serializers.IntegerField(
+        min_value=0, max_value=3, allow_null=True, help_text="Whose turn it is, if anyone's."
+    )
+    turn_deadline = serializers.DateTimeField(
+        allow_null=True, help_text="When the person to act is replaced (turn timer)."
+    )
+    partner = PlayerSerializer()
+    opponents = PlayerSerializer(many=True)
+    scores = serializers.ListField(
+        child=serializers.IntegerField(min_value=0), min_length=2, max_length=2,
+        help_text="Team 0 (south-north), team 1 (west-east).",
+    )  # fmt: skip
+    your_score = serializers.IntegerField(min_value=0)
+    their_score = serializers.IntegerField(min_value=0)
+    winner_team = serializers.IntegerField(min_value=0, max_value=1, allow_null=True)
+    you_won = serializers.BooleanField(allow_null=True, help_text="Null until it is finished.")
+    hands_played = serializers.IntegerField(min_value=0)
+    created_at = serializers.DateTimeField()
+    updated_at = serializers.DateTimeField()
+    finished_at = serializers.DateTimeField(allow_null=True)
+
+    class Meta:
+        ref_name = "MyMatch"
+
+
+class MyMatchPageSerializer(serializers.Serializer):
+    next = serializers.URLField(allow_null=True, help_text="The next page, if any.")
+    previous = serializers.URLField(allow_null=True, help_text="The page before, if any.")
+    results = MyMatchSerializer(many=True)
+
+    class Meta:
+        ref_name = "MyMatchPage"
+
+
+class MyMatchesApi(APIView):
+    class MyMatchesFilterSerializer(StrictSerializer):
+        status = serializers.ChoiceField(choices=MatchStatus.choices, required=False)
+        # A choice, not a BooleanField: DRF reads a boolean missing from a query as false.
+        my_turn = serializers.ChoiceField(
+            choices=["true", "false"],
+            required=False,
+            help_text="true: only where it is your turn; false: only the others.",
+        )
+        opponent = serializers.CharField(
+            max_length=150, required=False, help_text="A username on the other team."
+        )
+        created_after = serializers.DateTimeField(required=False)
+        created_before = serializers.DateTimeField(required=False)
+        cursor = serializers.CharField(
+            max_length=512, required=False, help_text="From `next` or `previous`."
+        )
+        page_size = serializers.IntegerField(
+            min_value=1, max_value=MyMatchesPagination.max_page_size, required=False
+        )
+
+    @extend_schema(
+        parameters=[MyMatchesFilterSerializer],
+        responses={200: MyMatchPageSerializer},
+        operation_id="me_matches_list",
+        summary="Your matches: whose turn, the score, who plays",
+        description=(
+            "Every match you sit at, newest first, each with `is_my_turn`, the turn's deadline, "
+            "your partner and opponents and the score. Filters: `status`, `my_turn`, "
+            "`opponent` (a username), `created_after`/`created_before`. Paged by cursor: "
+            "follow `next` (stable while matches are created meanwhile)."
+        ),
+    )
+    def get(self, request: Request) -> Response:
+        filters = self.MyMatchesFilterSerializer(data=request.query_params)
+        filters.is_valid(raise_exception=True)
+        data = dict(filters.validated_data)
+        data.pop("cursor", None)
+        data.pop("page_size", None)
+        if "my_turn" in data:
+            data["my_turn"] = data["my_turn"] == "true"
+        matches = selectors.my_matches(user=request.user, **data)
+        paginator = MyMatchesPagination()
+        page = paginator.paginate_queryset(matches, request, view=self)
+        return paginator.get_paginated_response([selectors.my_match(m) for m in page])
 
 
 # ---------------------------------------------------------------- the OpenAPI document

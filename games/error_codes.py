@@ -79,6 +79,8 @@ CATALOGUE: dict[str, ErrorCode] = {
     # ------------------------------------------------ records, statistics and ratings
     "user_not_found": C((404,), "No such user, or a guest's record asked for by someone else (the same answer)."),  # noqa: E501
     "invalid_cursor": C((400,), "The cursor is not one the list gave; start again without it."),
+    # ------------------------------------------------ the player's feed (GET /me/stream)
+    "feed_cursor_expired": C((410,), "Your Last-Event-ID is older than the feed keeps (FEED_RETENTION_SECONDS): resync with GET /me/matches and reconnect without it."),  # noqa: E501
     # ------------------------------------------------ the rules (games/engine), with `seq`;
     # the status by the code's kind (games.engine.errors.KINDS): malformed 400, out of
     # turn 409, illegal 422

@@ -35,12 +35,19 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 CHANNEL_PREFIX = "euchre:match:"
+# "user U now sits at match M" (creating or joining): the player's own feed (games/feed.py)
+# starts following M at once. Only for those two rare operations, never per action.
+USER_CHANNEL_PREFIX = "euchre:user:"
 _RECENT = 1000  # events a watch keeps for its clients
 _POLL_AT_MOST_EVERY = 1.0  # seconds: a watch's fallback reads of the log
 
 
 def channel(match_id: Any) -> str:
     return f"{CHANNEL_PREFIX}{match_id}"
+
+
+def user_channel(user_id: Any) -> str:
+    return f"{USER_CHANNEL_PREFIX}{user_id}"
 
 
 # ---------------------------------------------------------------- publishing (sync)
@@ -66,10 +73,27 @@ def publish(match_id: str, seq: int) -> None:
     if not settings.REDIS_URL:
         _notify_local_hubs(match_id, seq)
         return
+    _publish(channel(match_id), seq)
+
+
+def publish_seated_on_commit(user_id: Any, match: Match) -> None:
+    """After the commit that seats `user_id` at `match`: their feed follows it from now."""
+    user, match_id = str(user_id), str(match.pk)
+    transaction.on_commit(lambda: publish_seated(user, match_id))
+
+
+def publish_seated(user_id: str, match_id: str) -> None:
+    if not settings.REDIS_URL:
+        _notify_local_hubs(match_id, None, user_id)
+        return
+    _publish(user_channel(user_id), match_id)
+
+
+def _publish(name: str, message: Any) -> None:
     if publishing.is_down():
         return
     try:
-        _redis_publisher().publish(channel(match_id), seq)
+        _redis_publisher().publish(name, message)
     except redis.RedisError as exc:
         publishing.failed(exc)
         return
@@ -92,12 +116,15 @@ _hubs: dict[asyncio.AbstractEventLoop, "Hub"] = {}
 _hubs_lock = threading.Lock()
 
 
-def _notify_local_hubs(match_id: str, seq: int) -> None:
+def _notify_local_hubs(match_id: str, seq: int | None, user_id: str | None = None) -> None:
     with _hubs_lock:
         hubs = list(_hubs.values())
     for hub in hubs:
         with contextlib.suppress(RuntimeError):  # that loop has closed
-            hub.loop.call_soon_threadsafe(hub.notify, match_id, seq)
+            if user_id is None:
+                hub.loop.call_soon_threadsafe(hub.notify, match_id, seq)
+            else:
+                hub.loop.call_soon_threadsafe(hub.notify_user, user_id, match_id)
 
 
 def hub() -> "Hub":
@@ -126,10 +153,17 @@ class Watch:
         self.read_lock = asyncio.Lock()
         self.last_poll = 0.0
         self.reads = 0  # of the log, for the record
+        # The match row as of the newest read (turn_seat, awaiting_computer, turn_deadline,
+        # scores, winner_team, seq): what the player's feed says besides events.
+        self.summary: dict[str, Any] = {}
+        # Feed clients following the match: each one's wake-up, set when a newer seq is heard.
+        self.followers: set[asyncio.Event] = set()
 
     async def heard(self, seq: int) -> None:
         if seq > self.latest:
             self.latest = seq
+            for wake in self.followers:
+                wake.set()
             async with self.changed:
                 self.changed.notify_all()
 
@@ -154,7 +188,8 @@ class Watch:
                 if polling:
                     self.last_poll = time.monotonic()
                 start = self.read_to if covered else seq
-                fresh, self.finished = await _read_events(self.match_id, start)
+                fresh, self.summary = await _read_events(self.match_id, start)
+                self.finished = self.summary.get("status") == MatchStatus.FINISHED
                 self.reads += 1
                 if not covered:
                     self.read_from, self.recent = seq, []
@@ -183,11 +218,34 @@ def in_pool(fn: Callable[..., T]) -> Callable[..., Awaitable[T]]:
     return sync_to_async(run, thread_sensitive=False)
 
 
+SUMMARY_FIELDS = (
+    "status",
+    "seq",
+    "turn_seat",
+    "awaiting_computer",
+    "turn_deadline",
+    "score_ns",
+    "score_we",
+    "winner_team",
+)
+
+
 @in_pool
-def _read_events(match_id: str, after: int) -> tuple[list[Event], bool]:
-    status = Match.objects.filter(pk=match_id).values_list("status", flat=True).first()
-    events = list(Event.objects.filter(match_id=match_id, seq__gt=after).order_by("seq"))
-    return events, status == MatchStatus.FINISHED
+def _read_events(match_id: str, after: int) -> tuple[list[Event], dict[str, Any]]:
+    """The match row, then its events up to the row's seq: the two agree (a later event
+    is read next time; its commit's message says so)."""
+    summary = Match.objects.filter(pk=match_id).values(*SUMMARY_FIELDS).first() or {}
+    events = Event.objects.filter(match_id=match_id, seq__gt=after)
+    if summary:
+        events = events.filter(seq__lte=summary["seq"])
+    return list(events.order_by("seq")), summary
+
+
+class Seating:
+    """A feed client's news from its user's channel (identity-hashed, for the hub's sets)."""
+
+    def __init__(self, matches: list[str], wake: asyncio.Event) -> None:
+        self.matches, self.wake = matches, wake
 
 
 class Hub:
@@ -196,6 +254,11 @@ class Hub:
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         self.loop = loop
         self.watches: dict[str, Watch] = {}
+        # Feed clients per user id: each one's list of matches the user just sat down at,
+        # and its wake-up.
+        self.seated: dict[str, set[Seating]] = {}
+        self.refs: dict[str, int] = {}  # channel -> watches and feed clients needing it
+        self.poller: asyncio.Task | None = None
         self.pubsub: Any = None
         self.listener: asyncio.Task | None = None
         self.subscribed = asyncio.Event()
@@ -211,6 +274,11 @@ class Hub:
         if watch is not None:
             self.loop.create_task(watch.heard(seq))
 
+    def notify_user(self, user_id: str, match_id: str) -> None:
+        for seating in self.seated.get(user_id, ()):
+            seating.matches.append(match_id)
+            seating.wake.set()
+
     @contextlib.asynccontextmanager
     async def watching(self, match_id: str) -> AsyncIterator[Watch]:
         watch = self.watches.get(match_id)
@@ -218,29 +286,73 @@ class Hub:
             watch = self.watches[match_id] = Watch(match_id)
         watch.clients += 1
         try:
-            if watch.clients == 1 and settings.REDIS_URL:
-                await self._subscribe(match_id)
+            if watch.clients == 1:
+                await self._need(channel(match_id))
             yield watch
         finally:
             watch.clients -= 1
             if watch.clients == 0 and self.watches.get(match_id) is watch:
                 del self.watches[match_id]
-                if settings.REDIS_URL:
-                    await self._unsubscribe(match_id)
+                await self._release(channel(match_id))
 
-    async def _subscribe(self, match_id: str) -> None:
+    @contextlib.asynccontextmanager
+    async def seating(self, user_id: str, wake: asyncio.Event) -> AsyncIterator[list[str]]:
+        """A feed client's list of the matches its user sits down at from now on (`wake`
+        is set at each)."""
+        entry = Seating([], wake)
+        self.seated.setdefault(user_id, set()).add(entry)
+        try:
+            if len(self.seated[user_id]) == 1:
+                await self._need(user_channel(user_id))
+            if self.poller is None or self.poller.done():
+                self.poller = self.loop.create_task(self._poll())
+            yield entry.matches
+        finally:
+            self.seated[user_id].discard(entry)
+            if not self.seated[user_id]:
+                del self.seated[user_id]
+                await self._release(user_channel(user_id))
+
+    async def _poll(self) -> None:
+        """While feed clients are open: every keep-alive interval, one read of the seq of
+        every match this process follows, for messages lost on the way (a commit made while
+        publishing was down). One query per process, not one per client or match."""
+        while self.seated:
+            await asyncio.sleep(settings.STREAM_KEEPALIVE_SECONDS)
+            ids = list(self.watches)
+            if not ids:
+                continue
+            with contextlib.suppress(Exception):
+                for match_id, seq in await _newest_seqs(ids):
+                    watch = self.watches.get(str(match_id))
+                    if watch is not None:
+                        await watch.heard(seq)
+
+    async def _need(self, name: str) -> None:
+        self.refs[name] = self.refs.get(name, 0) + 1
+        if self.refs[name] == 1 and settings.REDIS_URL:
+            await self._subscribe(name)
+
+    async def _release(self, name: str) -> None:
+        self.refs[name] -= 1
+        if self.refs[name] <= 0:
+            del self.refs[name]
+            if settings.REDIS_URL:
+                await self._unsubscribe(name)
+
+    async def _subscribe(self, name: str) -> None:
         if self.listener is None or self.listener.done():
             self.pubsub = aioredis.Redis.from_url(settings.REDIS_URL).pubsub()
             self.listener = self.loop.create_task(self._listen())
         try:
-            await self.pubsub.subscribe(channel(match_id))
+            await self.pubsub.subscribe(name)
             self.subscribed.set()
         except redis.RedisError as exc:
             self.subscription.failed(exc)  # its clients poll; the listener subscribes again
 
-    async def _unsubscribe(self, match_id: str) -> None:
+    async def _unsubscribe(self, name: str) -> None:
         with contextlib.suppress(redis.RedisError):
-            await self.pubsub.unsubscribe(channel(match_id))
+            await self.pubsub.unsubscribe(name)
 
     async def _listen(self) -> None:
         """Forward messages to the watches; after a lost connection, subscribe again and
@@ -250,8 +362,12 @@ class Hub:
                 await self.subscribed.wait()
                 message = await self.pubsub.get_message(ignore_subscribe_messages=True, timeout=1)
                 if message is not None and message["type"] == "message":
-                    match_id = message["channel"].decode()[len(CHANNEL_PREFIX) :]
-                    self.notify(match_id, int(message["data"]))
+                    name = message["channel"].decode()
+                    if name.startswith(USER_CHANNEL_PREFIX):
+                        user_id = name[len(USER_CHANNEL_PREFIX) :]
+                        self.notify_user(user_id, message["data"].decode())
+                    else:
+                        self.notify(name[len(CHANNEL_PREFIX) :], int(message["data"]))
             except asyncio.CancelledError:
                 raise
             except (redis.RedisError, OSError) as exc:
@@ -268,8 +384,8 @@ class Hub:
             await self.pubsub.aclose()
         self.pubsub = aioredis.Redis.from_url(settings.REDIS_URL).pubsub()
         try:
-            if self.watches:
-                await self.pubsub.subscribe(*[channel(m) for m in self.watches])
+            if self.refs:
+                await self.pubsub.subscribe(*self.refs)
         except redis.RedisError as exc:
             self.subscription.failed(exc)
             return  # the next round of the listener tries again
@@ -281,3 +397,8 @@ class Hub:
 @in_pool
 def _newest_seq(match_id: str) -> int:
     return Match.objects.filter(pk=match_id).values_list("seq", flat=True).first() or 0
+
+
+@in_pool
+def _newest_seqs(match_ids: list[str]) -> list[tuple[Any, int]]:
+    return list(Match.objects.filter(pk__in=match_ids).values_list("pk", "seq"))

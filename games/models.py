@@ -52,6 +52,10 @@ class Match(models.Model):
     # Whether the seat to act is a computer player: the periodic sweep re-queues
     # matches that have waited on one for too long.
     awaiting_computer = models.BooleanField(default=False)
+    # The seat to act (none while dealing, waiting or once over): a projection saved with
+    # the rest of the summary, so that "is it my turn?" across a person's matches
+    # (GET /me/matches, the feed) is a column, not a replay of each log.
+    turn_seat = models.PositiveSmallIntegerField(null=True, blank=True)
     # Turn timers, a match option: a person who has not acted this many seconds after
     # the turn came to them is played for by a computer player until they come back.
     turn_seconds = models.PositiveIntegerField(null=True, blank=True)

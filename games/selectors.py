@@ -5,10 +5,22 @@ hand, the kitty, or a deck before its hand is over.
 """
 
 import uuid
+from datetime import datetime
 from typing import Any
 
+from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
-from django.db.models import QuerySet
+from django.db.models import (
+    BooleanField,
+    Exists,
+    ExpressionWrapper,
+    F,
+    OuterRef,
+    Q,
+    QuerySet,
+    Subquery,
+)
+from django.db.models.functions import Mod
 from django.utils import timezone
 
 from games import engine as E
@@ -67,6 +79,86 @@ def matches_for_user(*, user: AbstractBaseUser, status: str | None = None) -> Qu
     if status:
         qs = qs.filter(status=status)
     return qs.order_by("-created_at")
+
+
+def my_matches(
+    *,
+    user: AbstractBaseUser,
+    status: str | None = None,
+    my_turn: bool | None = None,
+    opponent: str | None = None,
+    created_after: datetime | None = None,
+    created_before: datetime | None = None,
+) -> QuerySet[Match]:
+    """The matches `user` sits at, each with `my_seat` and `is_my_turn` (from the summary's
+    turn_seat: no log is read), newest first; the seats (and their users) prefetched."""
+    mine = Seat.objects.filter(match=OuterRef("pk"), user=user)
+    qs = (
+        Match.objects.filter(seats__user=user)
+        .annotate(my_seat=Subquery(mine.values("index")[:1]))
+        .annotate(
+            is_my_turn=ExpressionWrapper(
+                Q(status=MatchStatus.ACTIVE, awaiting_computer=False, turn_seat=F("my_seat")),
+                output_field=BooleanField(),
+            )
+        )
+        .prefetch_related("seats__user")
+    )
+    if status:
+        qs = qs.filter(status=status)
+    if my_turn is not None:
+        qs = qs.filter(is_my_turn=my_turn)
+    if opponent:
+        User = get_user_model()
+        name = User.normalize_username(opponent)
+        other_team = Seat.objects.filter(
+            match=OuterRef("pk"), user__username__iexact=name
+        ).exclude(index__in=[OuterRef("my_seat"), Mod(OuterRef("my_seat") + 2, 4)])
+        qs = qs.filter(Exists(other_team))
+    if created_after:
+        qs = qs.filter(created_at__gte=created_after)
+    if created_before:
+        qs = qs.filter(created_at__lt=created_before)
+    return qs.order_by("-created_at", "-id")
+
+
+def _player(seat: Seat) -> dict[str, Any]:
+    return {
+        "seat": seat.index,
+        "kind": seat.kind,
+        "username": seat.user.get_username() if seat.user else None,
+        "level": seat.bot_level or None,
+        "away": seat.away,
+    }
+
+
+def my_match(match: Match) -> dict[str, Any]:
+    """One of my_matches() as GET /me/matches shows it."""
+    me = match.my_seat
+    seats = {s.index: s for s in match.seats.all()}
+    team = me % 2
+    scores = [match.score_ns, match.score_we]
+    return {
+        "id": str(match.id),
+        "status": match.status,
+        "seq": match.seq,
+        "your_seat": me,
+        "your_team": team,
+        "is_my_turn": bool(match.is_my_turn),
+        "turn_seat": match.turn_seat if match.status == MatchStatus.ACTIVE else None,
+        "turn_deadline": match.turn_deadline.isoformat() if match.turn_deadline else None,
+        "partner": _player(seats[(me + 2) % 4]),
+        "opponents": [_player(seats[i]) for i in sorted(((me + 1) % 4, (me + 3) % 4))],
+        "scores": scores,
+        "your_score": scores[team],
+        "their_score": scores[1 - team],
+        "winner_team": match.winner_team,
+        "you_won": None if match.winner_team is None else match.winner_team == team,
+        "hands_played": match.hands_played,
+        "created_at": match.created_at.isoformat(),
+        "updated_at": match.updated_at.isoformat(),
+        "finished_at": match.finished_at.isoformat() if match.finished_at else None,
+    }
 
 
 def seats_summary(match: Match, viewer: int | None = None) -> list[dict[str, Any]]:

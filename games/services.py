@@ -73,6 +73,7 @@ def seats_check(seats: list[SeatSpec]) -> list[SeatSpec]:
 class ActionResponse:
     status: int
     body: dict[str, Any]
+    replayed: bool = False  # the stored answer to an Idempotency-Key seen before
 
 
 # ---------------------------------------------------------------- creating and joining
@@ -167,6 +168,9 @@ def new_match(
             continue
         events.append(_seat_taken(seat))
     _commit_events(match, eventlog.Folded(E.MatchState(rules, first_dealer), None), events)
+    for person, spec in seats:
+        if spec.kind == ME:  # each person's feed follows the new match from its commit
+            live.publish_seated_on_commit(person.pk, match)
     return match
 
 
@@ -205,6 +209,7 @@ def seat_join(match: Match, user: AbstractBaseUser, seat_index: int | None = Non
     seat.kind, seat.user = SeatKind.HUMAN, user
     seat.save(update_fields=["kind", "user"])
     _commit_events(match, eventlog.load(match), [_seat_taken(seat)])
+    live.publish_seated_on_commit(user.pk, match)  # the joiner's feed follows it
     return seat
 
 
@@ -367,7 +372,7 @@ def action_submit(
                         "This Idempotency-Key was already used for a different request: "
                         "use a new key for a new request.",
                     )
-                return ActionResponse(stored.status_code, stored.body)
+                return ActionResponse(stored.status_code, stored.body, replayed=True)
         if match.status in (MatchStatus.FINISHED, MatchStatus.ABANDONED):
             raise Conflict("match_finished", "The match is over.", seq=match.seq)
         if match.status != MatchStatus.ACTIVE:
@@ -443,6 +448,7 @@ def _commit_events(match: Match, folded: eventlog.Folded, events: list[NewEvent]
     # Only an active match has a seat to act (an abandoned one never queues a turn).
     to_act = seat_to_act(match, state) if match.status == MatchStatus.ACTIVE else None
     match.awaiting_computer = plays_for_computer(to_act)
+    match.turn_seat = to_act.index if to_act is not None else None
     previous_deadline = match.turn_deadline
     match.turn_deadline = timers.deadline(match, to_act, events)
     match.save()

@@ -73,14 +73,20 @@ async def match_stream(request: HttpRequest, match_id: str) -> HttpResponse:
     return response
 
 
-def _match_for_caller(request: HttpRequest, match_id: str) -> tuple[Any, int]:
+def authenticated_user(request: HttpRequest) -> Any:
+    """The caller of a stream, by the API's token (401 as the API answers it)."""
     try:
         found = TokenAuthentication().authenticate(request)
     except exceptions.AuthenticationFailed as exc:
         raise Unauthenticated("authentication_failed", str(exc.detail)) from exc
     if found is None:
         raise Unauthenticated("not_authenticated", str(exceptions.NotAuthenticated.default_detail))
-    return selectors.match_for_viewer(match_id=match_id, user=found[0])
+    return found[0]
+
+
+def _match_for_caller(request: HttpRequest, match_id: str) -> tuple[Any, int | None]:
+    """The match and the caller's seat, or no seat (a spectator) at a public match."""
+    return selectors.match_for_viewer(match_id=match_id, user=authenticated_user(request))
 
 
 _SEQ = re.compile(r"[0-9]{1,12}")

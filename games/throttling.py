@@ -15,6 +15,7 @@ the cache answers again.
 import hashlib
 import ipaddress
 import logging
+import math
 import time
 import unicodedata
 from functools import lru_cache
@@ -95,7 +96,55 @@ class ServiceThrottle(ScopedRateThrottle):
 
     def _allow_with(self, cache: BaseCache, request: Any, view: Any) -> bool:
         self.cache = cache
-        return super().allow_request(request, view)
+        allowed = super().allow_request(request, view)
+        if getattr(self, "rate", None) is not None and hasattr(self, "history"):
+            _note_limit(request, self._state(allowed))
+        return allowed
+
+    def _state(self, allowed: bool) -> "RateLimitState":
+        """The window as DRF's throttle left it: `history` holds this scope's request times,
+        newest first (this request included when allowed); the oldest leaves the window
+        first, giving one request back."""
+        limit, used = self.num_requests, len(self.history)
+        oldest = self.history[-1] if self.history else self.now
+        reset = max(1, math.ceil(oldest + self.duration - self.now))
+        return RateLimitState(limit, max(0, limit - used), reset if used else 0)
+
+
+class RateLimitState(tuple):
+    """(limit, remaining, reset seconds) of one throttle for one request."""
+
+    def __new__(cls, limit: int, remaining: int, reset: int) -> "RateLimitState":
+        return super().__new__(cls, (limit, remaining, reset))
+
+
+def _note_limit(request: Any, state: RateLimitState) -> None:
+    """Remembered on Django's request (DRF's wraps it) for RateLimitHeadersMiddleware; of
+    several throttles, the one closest to its limit."""
+    django_request = getattr(request, "_request", request)
+    previous = getattr(django_request, "rate_limit", None)
+    if previous is None or state[1] < previous[1]:
+        django_request.rate_limit = state
+
+
+class RateLimitHeadersMiddleware:
+    """RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset (the IETF httpapi draft's
+    names, as GitHub's X-RateLimit-*) on every answer a ServiceThrottle counted, the 429
+    included (which DRF gives Retry-After). Read from DRF's own throttle state: no second
+    count, no extra cache round trip."""
+
+    def __init__(self, get_response: Any) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: Any) -> Any:
+        response = self.get_response(request)
+        state = getattr(request, "rate_limit", None)
+        if state is not None:
+            limit, remaining, reset = state
+            response["RateLimit-Limit"] = str(limit)
+            response["RateLimit-Remaining"] = str(remaining)
+            response["RateLimit-Reset"] = str(reset)
+        return response
 
 
 class WritesThrottle(ServiceThrottle):

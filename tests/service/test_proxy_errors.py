@@ -21,9 +21,15 @@ def locations() -> dict[str, str]:
 
 def test_the_proxys_own_errors_under_the_api_are_the_json_error_body():
     found = locations()
-    for api in ("~ ^/api/v1/matches/[^/]+/stream$", "/api/"):
+    for api in ("~ ^/api/v1/(matches/[^/]+|me)/stream$", "/api/"):
         assert "error_page 413 @payload_too_large;" in found[api], api
         assert "error_page 502 503 504 =503 @unavailable;" in found[api], api
+    # Both streams (a match's and the player's feed) go to the ASGI server, unbuffered.
+    stream = found["~ ^/api/v1/(matches/[^/]+|me)/stream$"]
+    assert "proxy_buffering off;" in stream and "proxy_pass http://euchre_stream;" in stream
+    route = re.compile("^/api/v1/(matches/[^/]+|me)/stream$")
+    assert route.match("/api/v1/me/stream") and route.match("/api/v1/matches/x/stream")
+    assert not route.match("/api/v1/me/matches")
     assert "error_page" not in found["/"]  # the admin and /play/ keep nginx's pages
     assert "proxy_intercept_errors" not in nginx_conf()  # the service's own errors pass
     for name, status, code in (
