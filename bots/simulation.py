@@ -146,14 +146,21 @@ class Results:
             lines += ["", "Table variants: how often each fired      share of hands"]
             if self.counts["joker_dealt"]:
                 lines += [
-                    f"  the joker turned up                    {pct(v['joker_up'])}",
+                    f"  the joker turned up                    {pct(v['joker_up'])}"
+                    f"  ({self.counts['joker_up']} hands)",
                     f"  the joker played in a trick            {pct(v['joker_played'])}",
                     f"    and it won the trick                 {pct(v['joker_won'])}",
                 ]
             if self.counts["farm_on"]:
-                lines.append(f"  a farmer's hand exchanged              {pct(v['farm'])}")
+                lines.append(
+                    f"  a farmer's hand exchanged              {pct(v['farm'])}"
+                    f"  ({self.counts['farm']} hands)"
+                )
             if self.counts["redeal_on"]:
-                lines.append(f"  no ace, no face, no trump: redeal      {pct(v['redeal'])}")
+                lines.append(
+                    f"  no ace, no face, no trump: redeal      {pct(v['redeal'])}"
+                    f"  ({self.counts['redeal']} hands)"
+                )
         lines += [
             "",
             "How hands scored                         share of hands played",
