@@ -178,7 +178,9 @@ def action_schemas() -> dict[str, dict[str, Any]]:
     components: dict[str, dict[str, Any]] = {}
     for kind in E.ACTION_TYPES:
         fields = sorted(E.ACTION_FIELDS[kind])
-        required = ["type"] + [f for f in fields if not (kind == E.ACTION_DISCARD and f == "card")]
+        # A discard's and a farmer's card are hidden from the others in the events.
+        hidden = kind in (E.ACTION_DISCARD, E.FARM)
+        required = ["type"] + [f for f in fields if not (hidden and f == "card")]
         components[f"{_camel(kind)}Action"] = {
             "type": "object",
             "description": ACTION_DOCS[kind],
