@@ -15,6 +15,7 @@ from typing import Any
 from games.engine import (
     CARD_BY_TEXT,
     EFFECTIVE_SUIT,
+    JOKER,
     RANK_NAMES,
     STRENGTH,
     SUIT_BY_LETTER,
@@ -40,6 +41,8 @@ def _join(names: list[str]) -> str:
 
 
 def _trump_card_name(c: int, trump: int) -> str:
+    if c == JOKER:
+        return "the joker (the best bower)"
     if c == P.RIGHT[trump]:
         return "the right bower"
     if c == P.LEFT[trump]:
@@ -69,6 +72,8 @@ def _holding(hand: int, trump: int) -> str:
 
 def explain(seen: Seen, action: dict[str, Any]) -> str:
     kind = action["type"]
+    if seen.phase in ("name_suit", "farm", "redeal"):
+        return _explain_variant(seen, action)
     if seen.phase == "bid1":
         return _explain_bid1(seen, action)
     if seen.phase == "bid2":
@@ -82,14 +87,41 @@ def explain(seen: Seen, action: dict[str, Any]) -> str:
     return "pass: defending alone rarely pays; let your partner help"
 
 
+def _explain_variant(seen: Seen, action: dict[str, Any]) -> str:
+    kind = action["type"]
+    if kind == "name_suit":
+        suit = SUIT_NAMES[SUIT_BY_LETTER[action["suit"]]]
+        return (
+            f"name {suit}: the joker was turned up, and you name its suit before looking "
+            "at your cards, so every suit is as good a guess"
+        )
+    if kind == "farm":
+        return (
+            f"put out {card_name(CARD_BY_TEXT[action['card']])}: a farmer's hand of nines and "
+            "tens rarely takes a trick, and the three cards under the upcard are better "
+            "on average; nines go first, from the shortest suit"
+        )
+    if kind == "redeal":
+        return (
+            "call a redeal: you hold no ace, no face card and no trump, and the other side "
+            "made trump, so throwing the hand in takes their point away"
+        )
+    if seen.phase == "redeal":
+        return (
+            "let the hand stand: your partner made trump counting on no help from you, "
+            "and a redeal would throw away their point"
+        )
+    return "pass"
+
+
 def _explain_bid1(seen: Seen, action: dict[str, Any]) -> str:
-    trump = seen.upcard // 6
+    trump = seen.upcard_suit
     suit = SUIT_NAMES[trump]
     pos = (seen.seat - seen.dealer) % 4
     up = card_name(seen.upcard)
     if action["type"] == "order_up":
         if pos == 0:
-            hand = P.after_pickup(seen.hand, seen.upcard)
+            hand = P.after_pickup(seen.hand, seen.upcard, trump)
             words = f"pick it up: with {up} {_holding(hand, trump)}"
         else:
             words = f"order it up: {_holding(seen.hand, trump)}"
@@ -99,7 +131,7 @@ def _explain_bid1(seen: Seen, action: dict[str, Any]) -> str:
             words += "; go alone, your hand can take all five tricks"
         return words
     if pos == 0:
-        hand = P.after_pickup(seen.hand, seen.upcard)
+        hand = P.after_pickup(seen.hand, seen.upcard, trump)
         return (
             f"turn it down: even after picking up {up}, {_holding(hand, trump)}, "
             f"not enough to make {suit} trump"

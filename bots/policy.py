@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 from games.engine import (
     BIT,
+    DECK_WITH_JOKER,
     EFFECTIVE_SUIT,
     JACK,
     STRENGTH,
@@ -37,10 +38,18 @@ from games.engine import card as make_card
 
 ALL = (1 << 24) - 1
 
-# POWER[trump][card]: the card's rank inside its effective suit (trumps 101..107, others 1..6).
-POWER = tuple(tuple(STRENGTH[t][EFFECTIVE_SUIT[t][c]][c] for c in range(24)) for t in range(4))
+# Every card the engine has (the joker too, with that option): the tables cover it, so a
+# hand that holds the joker is valued and played by the engine's own strengths.
+_CARDS = DECK_WITH_JOKER
+# POWER[trump][card]: the card's rank inside its effective suit (trumps 101..107, the
+# joker 108, others 1..6).
+POWER = tuple(tuple(STRENGTH[t][EFFECTIVE_SUIT[t][c]][c] for c in _CARDS) for t in range(4))
 TRUMPS = tuple(SUIT_MASK[t][t] for t in range(4))
-# HIGHER[trump][card]: the cards of the same effective suit that beat it.
+# HIGHER[trump][card]: the cards of the same effective suit that beat it. The joker is
+# left out as a card that might beat one (ALL, the cards another seat may hold, is the
+# 24-card deck), so the rules play a 24-card match exactly as before the joker option;
+# with it they take the right bower for the best trump left until the joker is seen
+# (the Hard player's deals do hold the joker: its search knows the 25th card).
 HIGHER = tuple(
     tuple(
         sum(
@@ -48,7 +57,7 @@ HIGHER = tuple(
             for d in range(24)
             if EFFECTIVE_SUIT[t][d] == EFFECTIVE_SUIT[t][c] and POWER[t][d] > POWER[t][c]
         )
-        for c in range(24)
+        for c in _CARDS
     )
     for t in range(4)
 )
@@ -95,7 +104,7 @@ def hand_value(hand: int, trump: int, style: Style = MEDIUM) -> float:
     for c in cards_of(hand):
         s = eff[c]
         if s == trump:
-            value += tv[power[c] - 101]
+            value += tv[min(power[c] - 101, len(tv) - 1)]  # the joker counts as the right bower
             trumps += 1
         else:
             suits[s] += 1
@@ -110,10 +119,12 @@ def hand_value(hand: int, trump: int, style: Style = MEDIUM) -> float:
     return value
 
 
-def upcard_worth(upcard: int, style: Style = MEDIUM) -> float:
-    """What the upcard adds to the dealer's team if its suit becomes trump."""
-    t = upcard // 6
-    return style.upcard_share * style.trump_values[POWER[t][upcard] - 101]
+def upcard_worth(upcard: int, style: Style = MEDIUM, suit: int | None = None) -> float:
+    """What the upcard adds to the dealer's team if its suit becomes trump (`suit`: the
+    upcard's suit when it is not its printed one, a joker's)."""
+    t = upcard // 6 if suit is None else suit
+    tv = style.trump_values
+    return style.upcard_share * tv[min(POWER[t][upcard] - 101, len(tv) - 1)]
 
 
 def best_discard(hand: int, trump: int) -> int:
@@ -142,10 +153,10 @@ def best_discard(hand: int, trump: int) -> int:
     return min(plain, key=key)
 
 
-def after_pickup(hand: int, upcard: int) -> int:
+def after_pickup(hand: int, upcard: int, suit: int | None = None) -> int:
     """The dealer's five cards after picking up `upcard` and discarding."""
     six = hand | BIT[upcard]
-    return six & ~BIT[best_discard(six, upcard // 6)]
+    return six & ~BIT[best_discard(six, upcard // 6 if suit is None else suit)]
 
 
 def can_take_all(hand: int, trump: int, gone: int = 0) -> bool:
@@ -178,18 +189,24 @@ def can_take_all(hand: int, trump: int, gone: int = 0) -> bool:
 
 
 def bid_round_one(
-    hand: int, upcard: int, seat: int, dealer: int, style: Style = MEDIUM
+    hand: int,
+    upcard: int,
+    seat: int,
+    dealer: int,
+    style: Style = MEDIUM,
+    suit: int | None = None,
 ) -> tuple[bool, bool]:
-    """(order it up?, alone?) in round one."""
-    trump = upcard // 6
+    """(order it up?, alone?) in round one. `suit`: the upcard's suit when it is not its
+    printed one (a joker upcard's, named by the dealer or fixed by the options)."""
+    trump = upcard // 6 if suit is None else suit
     pos = (seat - dealer) % 4
     if pos == 0:
-        mine = after_pickup(hand, upcard)
+        mine = after_pickup(hand, upcard, trump)
         value = hand_value(mine, trump, style)
         alone_hand = mine
     else:
         value = hand_value(hand, trump, style)
-        worth = upcard_worth(upcard, style)
+        worth = upcard_worth(upcard, style, trump)
         value += worth if pos == 2 else -worth
         alone_hand = hand
     if value < style.bid1_bar[pos]:
@@ -390,3 +407,25 @@ def choose_card(
     return choose_follow(
         seat, hand, legal, trump, trick_seats, trick_cards, trick_size, gone, voids, style
     )
+
+
+# ---------------------------------------------------------------------- variants
+
+
+def farm_out(hand: int, low: list[int]) -> int:
+    """A farmer's hand (option farmers_hand): the next card to put out of `low`, the
+    nines and tens it may still put out. Always exchange (three nines and tens make a
+    hand that rarely takes a trick, and the three cards under the upcard are, on
+    average, better), nines before tens, the shortest suit first."""
+    counts = [0, 0, 0, 0]
+    for c in cards_of(hand):
+        if c < 24:
+            counts[c // 6] += 1
+    return min(low, key=lambda c: (c % 6, counts[c // 6], c))
+
+
+def call_redeal(seat: int, maker: int) -> bool:
+    """No ace, no face, no trump (option no_ace_no_face_no_trump): call the redeal when
+    the other side made trump (a hand that cannot take a trick helps them make it); let
+    the hand stand when the partner made it (the partner's bid counted on no help)."""
+    return (seat & 1) != (maker & 1)

@@ -55,7 +55,9 @@ def policy_action(state: MatchState, gone: int, voids: list[int], style: P.Style
         return _PLAY[c]
     going_alone = state.options.going_alone
     if phase == BID1:
-        order, alone = P.bid_round_one(state.hands[seat], state.upcard, seat, state.dealer, style)
+        order, alone = P.bid_round_one(
+            state.hands[seat], state.upcard, seat, state.dealer, style, state.upcard_suit
+        )
         return order_up(alone and going_alone) if order else _PASS
     if phase == BID2:
         stuck = _PASS not in legal
@@ -65,7 +67,9 @@ def policy_action(state: MatchState, gone: int, voids: list[int], style: P.Style
         return _PASS if suit is None else call(suit, alone and going_alone)
     if phase == DISCARD:
         return discard(P.best_discard(state.hands[seat], state.trump))
-    return _PASS  # defending alone: the rules never do
+    if phase == "redeal" and P.call_redeal(seat, state.maker):
+        return legal[1]  # (pass, redeal)
+    return _PASS  # defending alone: the rules never do; a redeal the rules let stand
 
 
 def play_out(state: MatchState, gone: int, voids: list[int], style: P.Style = P.MEDIUM) -> None:

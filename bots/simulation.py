@@ -14,7 +14,8 @@ The table follows 000_3e53ff5bc5c6d1dc.txt: how often the turned card became
 trump (picked up by the dealer, ordered by the dealer's partner, by the players
 beside the dealer), trump named in round two, the dealer stuck (naming trump in
 round two, after the other three passed twice); how hands scored; hands per
-match.
+match. With the table variants on (docs/rules.md), how often each fired: the joker
+turned up and the joker played, a farmer's exchange, a called redeal.
 """
 
 import json
@@ -118,6 +119,10 @@ class Results:
                 for k in ("made", "march", "lone_march", "euchred", "euchred_by_lone_defender")
             },
             "alone": self.counts["alone"] / played,
+            "variants": {
+                k: self.share(k)
+                for k in ("joker_up", "joker_played", "joker_won", "farm", "redeal")
+            },
         }
 
     def report(self) -> str:
@@ -142,6 +147,26 @@ class Results:
         ]
         if self.counts["thrown_in"]:
             lines.append(f"  thrown in (all passed twice)           {pct(t['thrown_in'])}")
+        v = d["variants"]
+        if any(self.counts[k] for k in ("joker_dealt", "farm_on", "redeal_on")):
+            lines += ["", "Table variants: how often each fired      share of hands"]
+            if self.counts["joker_dealt"]:
+                lines += [
+                    f"  the joker turned up                    {pct(v['joker_up'])}"
+                    f"  ({self.counts['joker_up']} hands)",
+                    f"  the joker played in a trick            {pct(v['joker_played'])}",
+                    f"    and it won the trick                 {pct(v['joker_won'])}",
+                ]
+            if self.counts["farm_on"]:
+                lines.append(
+                    f"  a farmer's hand exchanged              {pct(v['farm'])}"
+                    f"  ({self.counts['farm']} hands)"
+                )
+            if self.counts["redeal_on"]:
+                lines.append(
+                    f"  no ace, no face, no trump: redeal      {pct(v['redeal'])}"
+                    f"  ({self.counts['redeal']} hands)"
+                )
         lines += [
             "",
             "How hands scored                         share of hands played",
@@ -172,7 +197,7 @@ def play_match(
     team_a = a_seats[0] % 2
     out = Results("", "", matches=1)
     while state.phase != E.FINISHED:
-        state.deal(E.seeded_deck(deal_rng))
+        state.deal(E.seeded_deck(deal_rng, options.joker))
         out.hands += 1
         dealer = state.dealer
         while state.turn is not None:
@@ -187,8 +212,13 @@ def play_match(
                     else:
                         out.points_b += outcome["points"]
                     _count_bidding(out.counts, state, dealer)
+                    _count_variants(out.counts, state)
+                elif kind == V.HAND_THROWN_IN and outcome.get("reason") == E.REDEAL_REASON:
+                    out.counts["redeal"] += 1
+                    _count_variants(out.counts, state)
                 elif kind == V.HAND_THROWN_IN:
                     out.counts["thrown_in"] += 1
+                    _count_variants(out.counts, state)
     out.wins_a = int(state.winner == team_a)
     return out
 
@@ -207,6 +237,23 @@ def _count_bidding(counts: Counter, state: E.MatchState, dealer: int) -> None:
         counts["round_two"] += 1
         if pos == 0:
             counts["dealer_stuck"] += 1
+
+
+def _count_variants(counts: Counter, state: E.MatchState) -> None:
+    """At a hand's end (its state not yet cleared by the next deal): which variants fired."""
+    options = state.options
+    if options.joker:
+        counts["joker_dealt"] += 1
+        counts["joker_up"] += state.upcard == E.JOKER
+        for _seats, cards, winner in state.tricks:
+            if E.JOKER in cards:
+                counts["joker_played"] += 1
+                counts["joker_won"] += _seats[cards.index(E.JOKER)] == winner
+    if options.farmers_hand:
+        counts["farm_on"] += 1
+        counts["farm"] += state.farmer is not None
+    if options.no_ace_no_face_no_trump:
+        counts["redeal_on"] += 1
 
 
 def _run_chunk(args: tuple) -> Results:

@@ -64,7 +64,9 @@ def seat_name(index: int | None) -> str:
 
 
 def card_view(code: str) -> dict[str, Any]:
-    """A card for the templates: 'TH' -> 10♥, red."""
+    """A card for the templates: 'TH' -> 10♥, red; 'JK' -> the joker (option joker)."""
+    if code == "JK":
+        return {"code": code, "text": "joker", "red": False}
     rank, suit = code[:-1], code[-1]
     return {
         "code": code,
@@ -113,6 +115,14 @@ def action_text(action: dict[str, Any], seat: int | None, dealer: int | None) ->
         return f"discards {card_view(action['card'])['text']}"
     if kind == "play":
         return f"plays {card_view(action['card'])['text']}"
+    if kind == "name_suit":
+        return f"names {SUIT_NAMES.get(action.get('suit'), action.get('suit'))} for the joker"
+    if kind == "farm":  # a farmer's hand: the card is shown once the hand may be
+        if "card" not in action:
+            return "puts a card under the upcard (farmer's hand)"
+        return f"puts {card_view(action['card'])['text']} under the upcard (farmer's hand)"
+    if kind == "redeal":
+        return "calls a redeal: no ace, no face, no trump"
     return str(kind).replace("_", " ") + "es" * (kind == "pass")
 
 
@@ -181,7 +191,7 @@ def hand_record(match: Match, number: int) -> dict[str, Any]:
     revealed = None
     for event in hand.events:
         p = admin_payload(event, shown)
-        if event.type in (V.BID, V.DISCARD):
+        if event.type in (V.BID, V.DISCARD, V.FARM):
             bidding.append(
                 {
                     "seq": event.seq,
@@ -369,6 +379,16 @@ def _players_at(events: list[Event]) -> list[str]:
 
 def _result(event: Event) -> dict[str, Any]:
     p = event.payload
+    if event.type == V.HAND_THROWN_IN and p.get("reason") == E.REDEAL_REASON:
+        cards = " ".join(card_view(c)["text"] for c in p.get("cards", []))
+        return {
+            "text": (
+                f"thrown in: {E.SEAT_NAMES[p['seat']] if p.get('seat') in range(4) else '?'} "
+                f"called a redeal holding no ace, no face and no trump ({cards})"
+            ),
+            "seq": event.seq,
+            "scores": None,
+        }
     if event.type == V.HAND_THROWN_IN:
         return {"text": RESULT_WORDS["thrown_in"], "seq": event.seq, "scores": None}
     makers = p.get("makers")

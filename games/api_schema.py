@@ -26,9 +26,20 @@ from games.error_codes import CATALOGUE, ENGINE_INTERNAL
 from games.levels import LEVELS
 from games.models import HintStatus, ReviewStatus, SeatKind
 
-CARDS = [E.card_str(c) for c in E.DECK]
+CARDS = [E.card_str(c) for c in E.DECK_WITH_JOKER]  # "JK", the joker, with the option joker
 SUITS = list(E.SUIT_LETTERS)
-PHASES = [E.DEAL, E.BID1, E.DISCARD, E.BID2, E.DEFEND, E.PLAY, E.FINISHED]
+PHASES = [
+    E.DEAL,
+    E.NAME_SUIT,
+    E.FARM,
+    E.BID1,
+    E.DISCARD,
+    E.BID2,
+    E.REDEAL,
+    E.DEFEND,
+    E.PLAY,
+    E.FINISHED,
+]
 BID_TYPES = [t for t, event in V.ACTION_EVENT_TYPES.items() if event == V.BID]
 
 REF = "#/components/schemas/"
@@ -49,7 +60,11 @@ def _camel(name: str) -> str:
 CARD = _ref("Card")
 SUIT = _ref("Suit")
 ENUMS = {
-    "Card": {"type": "string", "enum": CARDS, "description": "A card: rank (9 T J Q K A), suit."},
+    "Card": {
+        "type": "string",
+        "enum": CARDS,
+        "description": "A card: rank (9 T J Q K A), suit; JK the joker (option joker).",
+    },
     "Suit": {"type": "string", "enum": SUITS, "description": "A suit: C, D, H or S."},
 }
 SEAT = {"type": "integer", "minimum": 0, "maximum": 3, "description": "0 south ... 3 east."}
@@ -61,7 +76,13 @@ SCORES = {
     "maxItems": 2,
     "description": "Points of team 0 (south-north) and team 1 (west-east).",
 }
-DECK = {"type": "array", "items": CARD, "minItems": 24, "maxItems": 24}
+DECK = {
+    "type": "array",
+    "items": CARD,
+    "minItems": 24,
+    "maxItems": 25,
+    "description": "24 cards, or 25 with the joker.",
+}
 
 # A payload field's schema by its name, where its Python type says less than the name:
 # the vocabulary uses one name for one thing (a seat, a deck, the scores) across records.
@@ -146,6 +167,9 @@ ACTION_DOCS = {
     "discard": "The dealer, after taking the upcard, buries a card. Others see no card.",
     "defend_alone": "A defender (defending_alone option) declares to defend alone.",
     "play": "Play a card.",
+    "name_suit": "The dealer (joker option) names the suit of a joker turned up.",
+    "farm": "A farmer's hand (farmers_hand option): put out one of three nines or tens.",
+    "redeal": "No ace, no face, no trump (that option): throw the hand in.",
 }
 
 
@@ -155,7 +179,9 @@ def action_schemas() -> dict[str, dict[str, Any]]:
     components: dict[str, dict[str, Any]] = {}
     for kind in E.ACTION_TYPES:
         fields = sorted(E.ACTION_FIELDS[kind])
-        required = ["type"] + [f for f in fields if not (kind == E.ACTION_DISCARD and f == "card")]
+        # A discard's and a farmer's card are hidden from the others in the events.
+        hidden = kind in (E.ACTION_DISCARD, E.FARM)
+        required = ["type"] + [f for f in fields if not (hidden and f == "card")]
         components[f"{_camel(kind)}Action"] = {
             "type": "object",
             "description": ACTION_DOCS[kind],
@@ -285,6 +311,11 @@ class OptionsSerializer(serializers.Serializer):
     going_alone = serializers.BooleanField()
     lone_lead = serializers.ChoiceField(choices=E.LONE_LEAD_CHOICES)
     defending_alone = serializers.BooleanField()
+    # The table variants: present only when not at their defaults (docs/rules.md).
+    joker = serializers.BooleanField(required=False)
+    joker_upcard = serializers.ChoiceField(choices=E.JOKER_UPCARD_CHOICES, required=False)
+    farmers_hand = serializers.BooleanField(required=False)
+    no_ace_no_face_no_trump = serializers.BooleanField(required=False)
 
     class Meta:
         ref_name = "Options"
@@ -342,6 +373,17 @@ class LastHandSerializer(serializers.Serializer):
     makers = serializers.IntegerField(min_value=0, max_value=1, required=False)
     makers_tricks = serializers.IntegerField(min_value=0, max_value=5, required=False)
     scores = serializers.ListField(child=serializers.IntegerField(), required=False)
+    reason = serializers.ChoiceField(
+        choices=[E.REDEAL_REASON], required=False, help_text="A called redeal: why."
+    )
+    seat = serializers.IntegerField(
+        min_value=0, max_value=3, required=False, help_text="A called redeal: who called it."
+    )
+    cards = serializers.ListField(
+        child=serializers.ChoiceField(choices=CARDS),
+        required=False,
+        help_text="A called redeal: the hand that let the seat call it, shown to all.",
+    )
 
     class Meta:
         ref_name = "LastHand"
@@ -349,6 +391,14 @@ class LastHandSerializer(serializers.Serializer):
 
 def _seat_or_null(help_text: str) -> serializers.IntegerField:
     return serializers.IntegerField(min_value=0, max_value=3, allow_null=True, help_text=help_text)
+
+
+class FarmSerializer(serializers.Serializer):
+    gave = serializers.ListField(child=serializers.ChoiceField(choices=CARDS))
+    got = serializers.ListField(child=serializers.ChoiceField(choices=CARDS))
+
+    class Meta:
+        ref_name = "FarmExchange"
 
 
 class HandViewSerializer(serializers.Serializer):
@@ -375,6 +425,23 @@ class HandViewSerializer(serializers.Serializer):
         choices=CARDS, required=False, help_text="The card you buried, if you are the dealer."
     )
     commitment = serializers.CharField(help_text="sha256 of the deal, revealed after the hand.")
+    upcard_suit = serializers.ChoiceField(
+        choices=SUITS,
+        allow_null=True,
+        required=False,
+        help_text="Option joker: the suit the upcard counts as (null while being named).",
+    )
+    cards_hidden = serializers.BooleanField(
+        required=False, help_text="The dealer names a joker upcard's suit before looking."
+    )
+    farmer = serializers.IntegerField(
+        min_value=0,
+        max_value=3,
+        allow_null=True,
+        required=False,
+        help_text="Option farmers_hand: the seat that exchanged, never which cards.",
+    )
+    my_farm = FarmSerializer(required=False, help_text="The farmer only: its exchange.")
 
     class Meta:
         ref_name = "HandView"

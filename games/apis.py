@@ -350,6 +350,10 @@ class OptionsInputSerializer(StrictSerializer):
     going_alone = StrictBooleanField(required=False)
     lone_lead = serializers.ChoiceField(choices=LONE_LEAD_CHOICES, required=False)
     defending_alone = StrictBooleanField(required=False)
+    joker = StrictBooleanField(required=False)
+    joker_upcard = serializers.ChoiceField(choices=E.JOKER_UPCARD_CHOICES, required=False)
+    farmers_hand = StrictBooleanField(required=False)
+    no_ace_no_face_no_trump = StrictBooleanField(required=False)
 
 
 class MatchPagination(PageNumberPagination):
@@ -635,6 +639,9 @@ class MatchActionApi(APIView):
                 ("discard", {"type": "discard", "card": "9C"}),
                 ("defend alone", {"type": "defend_alone"}),
                 ("play", {"type": "play", "card": "JH", "expected_seq": 12}),
+                ("name the joker's suit", {"type": "name_suit", "suit": "S"}),
+                ("farm a nine", {"type": "farm", "card": "9C"}),
+                ("call a redeal", {"type": "redeal"}),
             )
         ],
         parameters=[

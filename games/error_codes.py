@@ -97,6 +97,8 @@ CATALOGUE: dict[str, ErrorCode] = {
     "card_not_in_hand": C((422,), "You do not hold that card."),
     "must_follow_suit": C((422,), "You hold a card of the suit led and must play one."),
     "illegal_action": C((422,), "The action is not legal now, for another reason the detail gives."),  # noqa: E501
+    "farm_under_way": C((422,), "A farmer's exchange is under way: put out the rest of the three."),  # noqa: E501
+    "not_a_farmers_card": C((422,), "A farmer puts out nines and tens only."),
     # ------------------------------------------------ a hint's `code` when its status is failed
     # (not an error answer: the hint's own body, from POST .../hints or GET /hints/{id})
     "hint_failed": C((200, 202), "Working the hint out raised an error (logged)."),

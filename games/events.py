@@ -11,12 +11,13 @@ Event types and their payloads (the seat is on the event, not in the payload):
     seat_returned   {seat}                            ...until they take the seat back
     match_started   {}
     hand_dealt      {hand, dealer, upcard, commitment, deck, salt}   deck/salt secret
-    bid             {action}      pass, order_up, call, defend_alone
+    bid             {action}      pass, order_up, call, defend_alone; name_suit, redeal
     discard         {action}      the card is seen by the dealer alone
+    farm_exchange   {action}      a farmer's card put out (farm): seen by the farmer alone
     card_played     {action}
     trick_won       {seat, trick}
     hand_scored     {hand, team, points, result, makers, makers_tricks, scores}
-    hand_thrown_in  {hand}
+    hand_thrown_in  {hand, reason?, seat?, cards?}   reason etc.: a called redeal
     hand_revealed   {hand, deck, salt, commitment}
     match_finished  {winner, scores}
     match_abandoned {scores}       no person sits at the match any more; nothing follows
@@ -38,6 +39,7 @@ from games.deal_view import seat_cards
 from games.engine import ACTION_DISCARD as DISCARD_ACTION
 from games.engine import ACTION_PLAY as PLAY
 from games.engine import ACTION_TYPES, HAND_SCORED, HAND_THROWN_IN, MATCH_FINISHED, TRICK_WON
+from games.engine import FARM as FARM_ACTION
 
 MATCH_CREATED = "match_created"
 SEAT_TAKEN = "seat_taken"
@@ -49,6 +51,7 @@ MATCH_STARTED = "match_started"
 HAND_DEALT = "hand_dealt"
 BID = "bid"
 DISCARD = "discard"
+FARM = "farm_exchange"  # the farmers_hand option: a card a farmer puts out, face down
 CARD_PLAYED = "card_played"
 HAND_REVEALED = "hand_revealed"
 MATCH_ABANDONED = "match_abandoned"
@@ -120,8 +123,8 @@ class ActionDict(TypedDict):
     """The engine's Action.to_dict()."""
 
     type: str  # one of the engine's ACTION_TYPES
-    card: NotRequired[str]  # discard, play ("9C")
-    suit: NotRequired[str]  # call ("H")
+    card: NotRequired[str]  # discard, play, farm ("9C")
+    suit: NotRequired[str]  # call, name_suit ("H")
     alone: NotRequired[bool]  # order_up, call
 
 
@@ -146,6 +149,10 @@ class HandScored(TypedDict):
 
 class HandThrownIn(TypedDict):
     hand: int
+    # A called redeal (option no_ace_no_face_no_trump): why, who, and the hand that let it.
+    reason: NotRequired[str]
+    seat: NotRequired[int]
+    cards: NotRequired[list[str]]
 
 
 class HandRevealed(TypedDict):
@@ -195,6 +202,13 @@ def discard_seen(payload: Mapping[str, Any], event_seat: int | None, seat: int |
     return {"action": {"type": DISCARD_ACTION}}
 
 
+def farm_seen(payload: Mapping[str, Any], event_seat: int | None, seat: int | None) -> dict:
+    """A farmer's card put out goes face down: seen by the farmer alone."""
+    if seat == event_seat:
+        return dict(payload)
+    return {"action": {"type": FARM_ACTION}}
+
+
 # ---------------------------------------------------------------- the registry
 
 
@@ -226,12 +240,23 @@ REGISTRY: dict[str, EventType] = {
             "deck and salt kept secret until `hand_revealed`; each seat sees its cards",
             seen=HandDealtSeen,
         ),
-        EventType(BID, ActionPayload, shown_to_all, "pass, order_up, call, defend_alone"),
+        EventType(
+            BID,
+            ActionPayload,
+            shown_to_all,
+            "pass, order_up, call, defend_alone; the variants' name_suit and redeal",
+        ),
         EventType(DISCARD, ActionPayload, discard_seen, "the card is seen by the dealer alone"),
+        EventType(FARM, ActionPayload, farm_seen, "a farmer's card put out: the farmer sees it"),
         EventType(CARD_PLAYED, ActionPayload, shown_to_all, "a card is played"),
         EventType(TRICK_WON, TrickWon, shown_to_all, "derived by the rules"),
         EventType(HAND_SCORED, HandScored, shown_to_all, "derived by the rules"),
-        EventType(HAND_THROWN_IN, HandThrownIn, shown_to_all, "everyone passed twice"),
+        EventType(
+            HAND_THROWN_IN,
+            HandThrownIn,
+            shown_to_all,
+            "everyone passed twice, or a no-ace-no-face-no-trump redeal (reason, seat, cards)",
+        ),
         EventType(HAND_REVEALED, HandRevealed, shown_to_all, "the ended hand's deck and salt"),
         EventType(MATCH_FINISHED, MatchFinished, shown_to_all, "derived by the rules"),
         EventType(MATCH_ABANDONED, MatchAbandoned, shown_to_all, "no person left; nothing follows"),
@@ -246,9 +271,18 @@ EVENT_TYPES: tuple[str, ...] = tuple(REGISTRY)
 
 # The event each engine action is logged as.
 ACTION_EVENT_TYPES: dict[str, str] = {
-    t: (CARD_PLAYED if t == PLAY else DISCARD if t == DISCARD_ACTION else BID) for t in ACTION_TYPES
+    t: (
+        CARD_PLAYED
+        if t == PLAY
+        else DISCARD
+        if t == DISCARD_ACTION
+        else FARM
+        if t == FARM_ACTION
+        else BID
+    )
+    for t in ACTION_TYPES
 }
-ACTION_EVENTS = frozenset(ACTION_EVENT_TYPES.values())  # bid, discard, card_played
+ACTION_EVENTS = frozenset(ACTION_EVENT_TYPES.values())  # bid, discard, farm, card_played
 # Derived by the rules (apply_action's outcomes); the replay re-derives and compares them.
 OUTCOME_EVENT_TYPES = (TRICK_WON, HAND_SCORED, HAND_THROWN_IN, MATCH_FINISHED)
 # The end of a hand: its deck is revealed next, then the next hand is dealt.

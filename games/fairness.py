@@ -1,7 +1,8 @@
 """Fair dealing: a commitment to each deck, published before the first bid.
 
-commitment = sha256("<salt>:<deck>") in hex, where <deck> is the 24 cards in
-deal order in the engine's notation joined by spaces ("JH TD 9C ...") and
+commitment = sha256("<salt>:<deck>") in hex, where <deck> is the 24 cards (25 with
+the joker option, the joker written "JK") in deal order in the engine's notation
+joined by spaces ("JH TD 9C ...") and
 <salt> is 32 random hex digits. Players see only the commitment while the hand
 runs; when it ends, the log reveals deck and salt, and anyone can recompute it.
 """

@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from django.db import transaction
 from django.utils import timezone
 
+from games import engine as E
 from games import events as V
 from games import records
 from games.models import Event, Hand, Match, MatchStatus, Visibility
@@ -65,7 +66,8 @@ def _hand_dealt(match: Match, event: Event) -> None:
 def _bid(match: Match, event: Event) -> None:
     action = event.payload["action"]
     if action["type"] == "order_up":
-        trump = match.hands.latest("number").upcard[-1]
+        hand = match.hands.latest("number")
+        trump = _upcard_suit(match, hand)
     elif action["type"] == "call":
         trump = action["suit"]
     else:
@@ -101,6 +103,22 @@ def _match_finished(match: Match, event: Event) -> None:
 def _match_abandoned(match: Match, event: Event) -> None:
     match.status = MatchStatus.ABANDONED
     match.finished_at = event.created_at or timezone.now()
+
+
+def _upcard_suit(match: Match, hand: Hand) -> str:
+    """The suit the upcard counts as: its own, or a joker's (option joker): the fixed
+    suit of the options, or the suit the dealer named in this hand."""
+    if hand.upcard != E.card_str(E.JOKER):
+        return hand.upcard[-1]
+    fixed = (match.options or {}).get("joker_upcard", "dealer_names")
+    if fixed != "dealer_names":
+        return E.SUIT_LETTERS[E.parse_suit(fixed)]
+    named = (
+        match.events.filter(type=V.BID, seq__gt=hand.first_seq, payload__action__type="name_suit")
+        .order_by("-seq")
+        .first()
+    )
+    return named.payload["action"]["suit"]
 
 
 _HANDLERS = {

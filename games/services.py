@@ -467,7 +467,7 @@ def _all_seats_taken(match: Match) -> bool:
 
 
 def _deal(state: E.MatchState) -> NewEvent:
-    deck = E.shuffled_deck()
+    deck = E.shuffled_deck(state.options.joker)
     cards = fairness.deck_text(deck)
     salt = fairness.new_salt()
     state.deal(deck)

@@ -100,6 +100,8 @@ def _dealt_hand(seen: Seen, hands: list[int], s: int) -> int | None:
     dealt = hands[s] | seen.played_by[s]
     if s == seen.dealer and seen.upcard_fate == "picked_up":
         return None  # depends on its discard, which only the dealer saw
+    if s == seen.farmer:
+        return None  # it exchanged a farmer's hand: which cards, only it saw
     return dealt
 
 
@@ -124,7 +126,7 @@ def unexplained_bids(seen: Seen, hands: list[int]) -> int:
         if hand is None:
             continue
         if phase == "bid1":
-            order, _ = P.bid_round_one(hand, seen.upcard, s, seen.dealer)
+            order, _ = P.bid_round_one(hand, seen.upcard, s, seen.dealer, suit=seen.upcard_suit)
             misses += order != (kind == "order_up")
         elif kind == "call" and position == 3 and stick:
             continue  # the stuck dealer had to name a suit
@@ -217,8 +219,9 @@ def search(view: dict[str, Any], rng: random.Random, budget: Budget = DEFAULT_BU
     actions = candidates(seen)
     if rule not in actions:
         rule = next((a for a in actions if a.get("card") == rule.get("card")), actions[0])
-    if len(actions) == 1:
-        return Search(seen, actions, [0.0], 0, 0, 0, rule)
+    if len(actions) == 1 or seen.phase not in budget.search_phases:
+        # (a variant's decision before the bidding or the play is the rules' choice)
+        return Search(seen, [rule], [0.0], 0, 0, 0, rule)
     engine_actions = [action_from_dict(a) for a in actions]
     seat = seen.seat
     team = seat & 1

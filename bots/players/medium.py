@@ -3,7 +3,7 @@
 import random
 from typing import Any
 
-from games.engine import CARD_BY_TEXT, Seen, card_str, read_view, suit_str
+from games.engine import CARD_BY_TEXT, LOW_MASK, Seen, card_str, cards_of, read_view, suit_str
 
 from .. import policy as P
 
@@ -17,10 +17,13 @@ def find(legal: list[dict[str, Any]], **wanted: Any) -> dict[str, Any] | None:
 
 
 def bid_action(seen: Seen, style: P.Style) -> dict[str, Any]:
-    """Round one, round two and defending-alone decisions by the rules."""
+    """Round one, round two and defending-alone decisions by the rules, and the
+    variants' decisions (a joker upcard's suit, a farmer's hand, a redeal)."""
     legal = seen.legal
     if seen.phase == "bid1":
-        order, alone = P.bid_round_one(seen.hand, seen.upcard, seen.seat, seen.dealer, style)
+        order, alone = P.bid_round_one(
+            seen.hand, seen.upcard, seen.seat, seen.dealer, style, seen.upcard_suit
+        )
         if order:
             return find(legal, type="order_up", alone=alone) or find(legal, type="order_up")
         return find(legal, type="pass")
@@ -34,6 +37,13 @@ def bid_action(seen: Seen, style: P.Style) -> dict[str, Any]:
         return find(legal, type="call", suit=suit_str(suit), alone=alone) or find(
             legal, type="call", suit=suit_str(suit)
         )
+    if seen.phase == "name_suit":  # named before looking at the hand: any suit will do
+        return legal[0]
+    if seen.phase == "farm":
+        card = P.farm_out(seen.hand, cards_of(seen.hand & LOW_MASK))
+        return find(legal, type="farm", card=card_str(card))
+    if seen.phase == "redeal":
+        return find(legal, type="redeal" if P.call_redeal(seen.seat, seen.maker) else "pass")
     return find(legal, type="pass") or legal[0]  # defending alone: Medium never does
 
 

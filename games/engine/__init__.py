@@ -21,6 +21,8 @@ from .actions import (
     action_from_dict,
     call,
     discard,
+    farm,
+    name_suit,
     order_up,
     play,
 )
@@ -28,15 +30,19 @@ from .actions import DEFEND_ALONE_ACTION as DEFEND_ALONE
 from .actions import DISCARD as ACTION_DISCARD
 from .actions import PASS_ACTION as PASS
 from .actions import PLAY as ACTION_PLAY
+from .actions import REDEAL_ACTION as CALL_REDEAL
 from .cards import (
     BIT,
     CARD_BY_TEXT,
     CLUBS,
     DECK,
+    DECK_WITH_JOKER,
     DIAMONDS,
     EFFECTIVE_SUIT,
     HEARTS,
     JACK,
+    JOKER,
+    LOW_MASK,
     RANK_NAMES,
     SPADES,
     STRENGTH,
@@ -49,6 +55,7 @@ from .cards import (
     card_name,
     card_str,
     cards_of,
+    deck_mask,
     effective_suit,
     parse_card,
     parse_suit,
@@ -61,7 +68,13 @@ from .cards import (
 from .deal import hands_from_deck, seeded_deck, shuffled_deck, validate_deck
 from .errors import KINDS as RULE_KINDS
 from .errors import RuleError, RuleKind
-from .options import LONE_LEAD_CHOICES, TARGET_SCORE_MAX, TARGET_SCORE_MIN, Options
+from .options import (
+    JOKER_UPCARD_CHOICES,
+    LONE_LEAD_CHOICES,
+    TARGET_SCORE_MAX,
+    TARGET_SCORE_MIN,
+    Options,
+)
 from .outcomes import HAND_SCORED, HAND_THROWN_IN, MATCH_FINISHED, TRICK_WON
 from .sampling import state_from_view, with_hands
 from .seen import Seen, bid_phases, read_view
@@ -71,9 +84,13 @@ from .state import (
     DEAL,
     DEFEND,
     DISCARD,
+    FARM,
     FINISHED,
+    NAME_SUIT,
     PHASE_ACTIONS,
     PLAY,
+    REDEAL,
+    REDEAL_REASON,
     SEAT_NAMES,
     MatchState,
     partner,
@@ -92,11 +109,16 @@ __all__ = [
     "play",
     "PASS",
     "DEFEND_ALONE",
+    "name_suit",
+    "farm",
+    "CALL_REDEAL",
     "CLUBS",
     "DIAMONDS",
     "HEARTS",
     "SPADES",
     "DECK",
+    "DECK_WITH_JOKER",
+    "JOKER",
     "card_name",
     "card_str",
     "effective_suit",
@@ -121,6 +143,10 @@ __all__ = [
     "FINISHED",
     "PLAY",
     "PHASE_ACTIONS",
+    "NAME_SUIT",
+    "FARM",
+    "REDEAL",
+    "REDEAL_REASON",
     "SEAT_NAMES",
     "MatchState",
     "partner",
@@ -135,6 +161,7 @@ __all__ = [
     "HAND_THROWN_IN",
     "MATCH_FINISHED",
     "LONE_LEAD_CHOICES",
+    "JOKER_UPCARD_CHOICES",
     "TARGET_SCORE_MIN",
     "TARGET_SCORE_MAX",
     "SUIT_LETTERS",
@@ -145,6 +172,7 @@ __all__ = [
     "CARD_BY_TEXT",
     "EFFECTIVE_SUIT",
     "JACK",
+    "LOW_MASK",
     "PLAY_ACTIONS",
     "RANK_NAMES",
     "STRENGTH",
@@ -153,6 +181,7 @@ __all__ = [
     "SUIT_NAMES",
     "card",
     "cards_of",
+    "deck_mask",
     "hands_from_deck",
     "same_color",
     "Seen",

@@ -10,13 +10,16 @@ JSON form (the API and the event log use it):
     {"type": "discard", "card": "9C"}         the dealer, after the upcard is taken
     {"type": "defend_alone"}                  a defender, with the defending_alone option
     {"type": "play", "card": "JD"}
+    {"type": "name_suit", "suit": "H"}        the dealer names the suit of a joker upcard
+    {"type": "farm", "card": "9C"}            a farmer's hand: one of the three cards put out
+    {"type": "redeal"}                        no ace, no face, no trump: throw the hand in
 """
 
 from typing import Any, NamedTuple
 
 from .cards import (
     CARD_TEXT,
-    DECK,
+    CARDS,
     SUIT_LETTERS,
     SUITS,
     card_str,
@@ -36,7 +39,9 @@ PASS, ORDER_UP, CALL, DISCARD, DEFEND_ALONE, PLAY = (
     "defend_alone",
     "play",
 )
-ACTION_TYPES = (PASS, ORDER_UP, CALL, DISCARD, DEFEND_ALONE, PLAY)
+# The variants' actions (options joker, farmers_hand, no_ace_no_face_no_trump).
+NAME_SUIT, FARM, REDEAL = "name_suit", "farm", "redeal"
+ACTION_TYPES = (PASS, ORDER_UP, CALL, DISCARD, DEFEND_ALONE, PLAY, NAME_SUIT, FARM, REDEAL)
 
 
 class Action(NamedTuple):
@@ -62,7 +67,7 @@ class Action(NamedTuple):
         card, suit = self.card, self.suit
         parts = [self.type if type(self.type) is str else shown(self.type)]
         if card is not None:
-            parts.append(CARD_TEXT[card] if type(card) is int and 0 <= card < 24 else shown(card))
+            parts.append(CARD_TEXT[card] if type(card) is int and 0 <= card < 25 else shown(card))
         if suit is not None:
             parts.append(SUIT_LETTERS[suit] if type(suit) is int and 0 <= suit < 4 else shown(suit))
         if self.alone is True:
@@ -74,8 +79,11 @@ PASS_ACTION = Action(PASS)
 DEFEND_ALONE_ACTION = Action(DEFEND_ALONE)
 ORDER_UP_ACTIONS = (Action(ORDER_UP), Action(ORDER_UP, alone=True))
 CALL_ACTIONS = tuple((Action(CALL, suit=s), Action(CALL, suit=s, alone=True)) for s in SUITS)
-DISCARD_ACTIONS = tuple(Action(DISCARD, card=c) for c in DECK)
-PLAY_ACTIONS = tuple(Action(PLAY, card=c) for c in DECK)
+DISCARD_ACTIONS = tuple(Action(DISCARD, card=c) for c in CARDS)
+PLAY_ACTIONS = tuple(Action(PLAY, card=c) for c in CARDS)
+NAME_SUIT_ACTIONS = tuple(Action(NAME_SUIT, suit=s) for s in SUITS)
+FARM_ACTIONS = tuple(Action(FARM, card=c) for c in CARDS)
+REDEAL_ACTION = Action(REDEAL)
 
 # The fields each type of action takes besides its type (the API's schema is made from it).
 ACTION_FIELDS: dict[str, set[str]] = {
@@ -85,6 +93,9 @@ ACTION_FIELDS: dict[str, set[str]] = {
     DISCARD: {"card"},
     DEFEND_ALONE: set(),
     PLAY: {"card"},
+    NAME_SUIT: {"suit"},
+    FARM: {"card"},
+    REDEAL: set(),
 }
 
 
@@ -110,6 +121,14 @@ def play(c: int) -> Action:
     return PLAY_ACTIONS[check_card(c)]
 
 
+def name_suit(suit: int) -> Action:
+    return NAME_SUIT_ACTIONS[check_suit(suit)]
+
+
+def farm(c: int) -> Action:
+    return FARM_ACTIONS[check_card(c)]
+
+
 def action_from_dict(data: object) -> Action:
     """Parse the JSON form; RuleError('invalid_action' / 'invalid_card' / ...) if malformed."""
     if not isinstance(data, dict):
@@ -133,13 +152,20 @@ def action_from_dict(data: object) -> Action:
         return PASS_ACTION
     if kind == DEFEND_ALONE:
         return DEFEND_ALONE_ACTION
+    if kind == REDEAL:
+        return REDEAL_ACTION
     if kind == ORDER_UP:
         return order_up(alone)
-    if kind == CALL:
+    if kind in (CALL, NAME_SUIT):
         if "suit" not in data:
-            raise RuleError("invalid_action", "A call names a suit: C, D, H or S.")
+            what = "A call" if kind == CALL else "Naming the joker's suit"
+            raise RuleError("invalid_action", f"{what} names a suit: C, D, H or S.")
+        if kind == NAME_SUIT:
+            return name_suit(parse_suit(data["suit"]))
         return call(parse_suit(data["suit"]), alone)
     if "card" not in data:
         raise RuleError("invalid_action", f"A {kind} action names a card, as in 'JH'.")
     c = parse_card(data["card"])
+    if kind == FARM:
+        return farm(c)
     return discard(c) if kind == DISCARD else play(c)

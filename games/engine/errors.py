@@ -38,6 +38,8 @@ KINDS: dict[str, RuleKind] = {
     "card_not_in_hand": RuleKind.ILLEGAL,
     "must_follow_suit": RuleKind.ILLEGAL,
     "illegal_action": RuleKind.ILLEGAL,
+    "farm_under_way": RuleKind.ILLEGAL,
+    "not_a_farmers_card": RuleKind.ILLEGAL,
 }
 
 

@@ -7,6 +7,18 @@ from .errors import RuleError, shown
 
 LONE_LEAD_CHOICES = ("dealer_left", "loner_left", "canadian")
 TARGET_SCORE_MIN, TARGET_SCORE_MAX = 1, 15
+# When the joker is the upcard: the dealer names its suit before looking at their hand,
+# or it counts as a fixed suit.
+JOKER_UPCARD_CHOICES = ("dealer_names", "clubs", "diamonds", "hearts", "spades")
+# The table variants of 000 and 002 added later: off by default, and left out of the
+# JSON form while at their defaults, so that every match made before them (its stored
+# options, its log, its views) reads exactly as it did.
+VARIANT_DEFAULTS = {
+    "joker": False,
+    "joker_upcard": "dealer_names",
+    "farmers_hand": False,
+    "no_ace_no_face_no_trump": False,
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,6 +37,13 @@ class Options:
     defending_alone   (002) after trump is fixed and before the first lead, each defender in
                       turn from the dealer's left may declare alone; the first to do so plays
                       without a partner, and euchring the makers that way scores 4.
+    joker             (000's other tables) a 25-card deck: the joker is the highest trump.
+    joker_upcard      the joker turned up: "dealer_names" (the dealer names its suit before
+                      looking at their hand) or a fixed suit ("hearts", ...).
+    farmers_hand      (002) before the bidding, a seat holding three or more nines and tens
+                      may exchange three of them face down for the three cards under the upcard.
+    no_ace_no_face_no_trump  (002) after trump is fixed and before the first lead, a seat
+                      holding no ace, no face card and no trump may call a redeal (a throw-in).
     """
 
     target_score: int = 10
@@ -32,6 +51,10 @@ class Options:
     going_alone: bool = True
     lone_lead: str = "dealer_left"
     defending_alone: bool = False
+    joker: bool = False
+    joker_upcard: str = "dealer_names"
+    farmers_hand: bool = False
+    no_ace_no_face_no_trump: bool = False
 
     def __post_init__(self) -> None:
         score = self.target_score
@@ -41,7 +64,14 @@ class Options:
                 f"target_score must be a whole number from {TARGET_SCORE_MIN} to "
                 f"{TARGET_SCORE_MAX}.",
             )
-        for name in ("stick_the_dealer", "going_alone", "defending_alone"):
+        for name in (
+            "stick_the_dealer",
+            "going_alone",
+            "defending_alone",
+            "joker",
+            "farmers_hand",
+            "no_ace_no_face_no_trump",
+        ):
             if type(getattr(self, name)) is not bool:
                 raise RuleError("invalid_option", f"{name} must be true or false.")
         if self.lone_lead not in LONE_LEAD_CHOICES:
@@ -49,8 +79,23 @@ class Options:
                 "invalid_option", f"lone_lead must be one of {', '.join(LONE_LEAD_CHOICES)}."
             )
 
+        if type(self.joker_upcard) is not str or self.joker_upcard not in JOKER_UPCARD_CHOICES:
+            raise RuleError(
+                "invalid_option",
+                f"joker_upcard must be one of {', '.join(JOKER_UPCARD_CHOICES)}.",
+            )
+
+    @property
+    def deck_size(self) -> int:
+        return 25 if self.joker else 24
+
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        """The JSON form; the variant options only when not at their defaults."""
+        data = asdict(self)
+        for name, default in VARIANT_DEFAULTS.items():
+            if data[name] == default:
+                del data[name]
+        return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any] | None) -> "Options":

@@ -22,13 +22,13 @@ hidden cards, without replaying: for many samples of the same position.
 
 from collections.abc import Mapping, Sequence
 
-from .actions import action_from_dict, discard, play
-from .cards import BIT, cards_of, mask_of
+from .actions import PASS_ACTION, action_from_dict, discard, name_suit, play
+from .cards import BIT, cards_of, deck_mask, mask_of
 from .deal import validate_deck
 from .errors import RuleError
 from .options import Options
 from .seen import Seen
-from .state import DEAL, DISCARD, MatchState
+from .state import DEAL, DISCARD, FARM, NAME_SUIT, REDEAL, MatchState
 
 
 def state_from_view(
@@ -74,7 +74,8 @@ def state_from_view(
         if held & current[s] or played & current[s]:
             raise RuleError("inconsistent_sample", "A card is in two places.")
         held |= current[s]
-    rest = (1 << 24) - 1 & ~held & ~played
+    joker = bool(seen.options.get("joker", False))
+    rest = deck_mask(joker) & ~held & ~played
     if kitty is None:
         kitty_mask = rest
     else:
@@ -114,15 +115,32 @@ def state_from_view(
     state = MatchState(Options.from_dict(seen.options), first_dealer=dealer)
     state.scores = list(seen.scores)
     state.hand_number = seen.hand_number - 1
+
+    def declarations() -> None:
+        # The variants' steps, which the view does not list as bids: the joker upcard's
+        # suit as named; a farmer's hand or a redeal that the hands rebuilt here would
+        # allow is passed (the hands are already those after any exchange, and no redeal
+        # was called, or the hand would not be in play), up to where the view is.
+        while state.phase in (NAME_SUIT, FARM, REDEAL) and (
+            state.phase != seen.phase or state.turn != seen.turn
+        ):
+            if state.phase == NAME_SUIT:
+                state.apply_action(state.turn, name_suit(seen.upcard_suit))
+            else:
+                state.apply_action(state.turn, PASS_ACTION)
+
     try:
-        state.deal(validate_deck(deck))
+        state.deal(validate_deck(deck, joker))
+        declarations()
         for bid in seen.bids:
             if state.phase == DISCARD:
                 state.apply_action(dealer, discard(discarded))
+            declarations()
             action = action_from_dict({k: v for k, v in bid.items() if k != "seat"})
             state.apply_action(bid["seat"], action)
         if state.phase == DISCARD and discarded is not None:
             state.apply_action(dealer, discard(discarded))
+        declarations()
         for s, c in plays:
             state.apply_action(s, play(c))
     except RuleError as error:

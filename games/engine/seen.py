@@ -15,9 +15,9 @@ nothing, for speed. Nothing here sees more than the view.
 from dataclasses import dataclass
 from typing import Any
 
-from .cards import BIT, CARD_BY_TEXT, EFFECTIVE_SUIT, SUIT_BY_LETTER
+from .cards import BIT, CARD_BY_TEXT, EFFECTIVE_SUIT, JOKER, SUIT_BY_LETTER, deck_mask
 
-ALL = (1 << 24) - 1
+ALL = (1 << 24) - 1  # the 24-card deck (deck_mask(True) with the joker)
 
 
 @dataclass(slots=True)
@@ -30,6 +30,7 @@ class Seen:
     hand: int  # bitmask of the seat's cards
     upcard: int
     upcard_fate: str
+    upcard_suit: int | None  # the upcard's suit (a joker upcard's: named or fixed)
     turned_down: int | None
     trump: int | None
     maker: int | None
@@ -57,6 +58,10 @@ class Seen:
     unknown: int  # the cards whose place the seat does not know
     need: list[int]  # per seat, how many unknown cards it holds
     kitty_need: int
+    deck_size: int = 24  # 25 with the joker
+    absent: int = 0  # cards not in this match's deck (the joker's bit without the joker)
+    farmer: int | None = None  # the seat that exchanged a farmer's hand
+    my_farm: tuple[int, int] | None = None  # the farmer's own: (gave, got) as bitmasks
 
     @property
     def trick_size(self) -> int:
@@ -100,6 +105,14 @@ def read_view(view: dict[str, Any]) -> Seen:
     turned_down = SUIT_BY_LETTER[hand["turned_down"]] if hand["turned_down"] else None
     upcard = CARD_BY_TEXT[hand["upcard"]]
     fate = hand["upcard_fate"]
+    options = view["options"]
+    joker = options.get("joker", False)
+    everything = deck_mask(joker)
+    absent = 0 if joker else BIT[JOKER]
+    if "upcard_suit" in hand:
+        upcard_suit = SUIT_BY_LETTER[hand["upcard_suit"]] if hand["upcard_suit"] else None
+    else:
+        upcard_suit = upcard // 6
     out = tuple(s in hand["sitting_out"] for s in range(4))
 
     played = 0
@@ -145,8 +158,18 @@ def read_view(view: dict[str, Any]) -> Seen:
             kitty_known |= BIT[my_discard]
     else:
         kitty_known |= BIT[upcard]
-    kitty_size = 24 - sum(sizes) - played.bit_count()
-    unknown = ALL & ~played & ~kitty_known
+    my_farm = None
+    if "my_farm" in hand:  # the farmer knows the cards it put under the upcard
+        gave = got = 0
+        for c in hand["my_farm"]["gave"]:
+            gave |= BIT[CARD_BY_TEXT[c]]
+        for c in hand["my_farm"]["got"]:
+            got |= BIT[CARD_BY_TEXT[c]]
+        my_farm = (gave, got)
+        if got:  # the exchange is done: the cards put out are in the kitty
+            kitty_known |= gave
+    kitty_size = (24 + joker) - sum(sizes) - played.bit_count()
+    unknown = everything & ~played & ~kitty_known
     for s in range(4):
         unknown &= ~known[s]
     need = [0 if s == seat else sizes[s] - known[s].bit_count() for s in range(4)]
@@ -160,6 +183,7 @@ def read_view(view: dict[str, Any]) -> Seen:
         hand=my_mask,
         upcard=upcard,
         upcard_fate=fate,
+        upcard_suit=upcard_suit,
         turned_down=turned_down,
         trump=trump,
         maker=hand["maker"],
@@ -179,7 +203,7 @@ def read_view(view: dict[str, Any]) -> Seen:
         bid_phases=bid_phases(hand["bids"]),
         legal=view["legal_actions"],
         scores=list(view["scores"]),
-        options=view["options"],
+        options=options,
         last_hand=view.get("last_hand"),
         my_discard=my_discard,
         known=known,
@@ -187,4 +211,8 @@ def read_view(view: dict[str, Any]) -> Seen:
         unknown=unknown,
         need=need,
         kitty_need=kitty_need,
+        deck_size=24 + joker,
+        absent=absent,
+        farmer=hand.get("farmer"),
+        my_farm=my_farm,
     )

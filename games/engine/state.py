@@ -24,8 +24,12 @@ from typing import Any
 from . import actions as A
 from .cards import (
     BIT,
+    CARD_TEXT,
+    CARDS,
     EFFECTIVE_SUIT,
     JACK,
+    JOKER,
+    LOW_MASK,
     STRENGTH,
     SUIT_MASK,
     SUIT_NAMES,
@@ -52,6 +56,11 @@ DEAL, BID1, DISCARD, BID2, DEFEND, PLAY, FINISHED = (
     "play",
     "finished",
 )
+# The variants' phases: the dealer names a joker upcard's suit (option joker), a seat
+# with a farmer's hand may exchange (farmers_hand), a seat with no ace, no face and no
+# trump may call a redeal (no_ace_no_face_no_trump).
+NAME_SUIT, FARM, REDEAL = "name_suit", "farm", "redeal"
+REDEAL_REASON = "no_ace_no_face_no_trump"
 SEAT_NAMES = ("south", "west", "north", "east")
 
 _PHASE_WORDS = {
@@ -62,6 +71,9 @@ _PHASE_WORDS = {
     DEFEND: "the defenders may declare alone: pass or defend alone",
     PLAY: "the play: play a card",
     FINISHED: "the match is over",
+    NAME_SUIT: "the dealer names the suit of the joker turned up",
+    FARM: "a farmer's hand: exchange three nines or tens, or pass",
+    REDEAL: "no ace, no face, no trump: call a redeal, or pass",
 }
 # The action types each phase takes (none while dealing or once the match is over).
 PHASE_ACTIONS: dict[str, tuple[str, ...]] = {
@@ -70,6 +82,9 @@ PHASE_ACTIONS: dict[str, tuple[str, ...]] = {
     BID2: (A.PASS, A.CALL),
     DEFEND: (A.PASS, A.DEFEND_ALONE),
     PLAY: (A.PLAY,),
+    NAME_SUIT: (A.NAME_SUIT,),
+    FARM: (A.PASS, A.FARM),
+    REDEAL: (A.PASS, A.REDEAL),
 }
 _NO_OUTCOMES: tuple = ()
 _PASS = A.PASS_ACTION
@@ -78,8 +93,11 @@ _PASS = A.PASS_ACTION
 def _by_byte(by_card: tuple[A.Action, ...]) -> tuple[tuple[tuple[A.Action, ...], ...], ...]:
     """[k][b]: the actions on the cards whose bits are set in value b of byte k of a mask."""
     return tuple(
-        tuple(tuple(by_card[8 * k + i] for i in range(8) if b >> i & 1) for b in range(256))
-        for k in range(3)
+        tuple(
+            tuple(by_card[8 * k + i] for i in range(8) if b >> i & 1 and 8 * k + i < len(by_card))
+            for b in range(256)
+        )
+        for k in range(4)  # the fourth byte holds the joker's bit (24) alone
     )
 
 
@@ -91,21 +109,24 @@ class _ActionsByMask(dict):
         self.by_byte = _by_byte(by_card)
 
     def __missing__(self, mask: int) -> tuple[A.Action, ...]:
-        low, mid, high = self.by_byte
-        actions = self[mask] = low[mask & 255] + mid[mask >> 8 & 255] + high[mask >> 16]
+        low, mid, high, top = self.by_byte
+        actions = self[mask] = (
+            low[mask & 255] + mid[mask >> 8 & 255] + high[mask >> 16 & 255] + top[mask >> 24]
+        )
         return actions
 
 
 # At most 55,454 sets of one to five cards: a few megabytes once every set has come up.
 _PLAYS = _ActionsByMask(A.PLAY_ACTIONS)
+_FARMS = _ActionsByMask(A.FARM_ACTIONS)
 # The dealer's six cards come up once a hand, among 134,596 sets: built each time, not kept.
-_DISCARD_LOW, _DISCARD_MID, _DISCARD_HIGH = _by_byte(A.DISCARD_ACTIONS)
+_DISCARD_LOW, _DISCARD_MID, _DISCARD_HIGH, _DISCARD_TOP = _by_byte(A.DISCARD_ACTIONS)
 
 # LED_MASK[trump][card]: the cards that follow `card` when it is led (its effective suit).
-LED_MASK = tuple(tuple(SUIT_MASK[t][EFFECTIVE_SUIT[t][c]] for c in range(24)) for t in range(4))
+LED_MASK = tuple(tuple(SUIT_MASK[t][EFFECTIVE_SUIT[t][c]] for c in CARDS) for t in range(4))
 # LED_STRENGTH[trump][card]: how strong each card is in a trick that `card` leads
 # (cards.STRENGTH for the led suit: higher wins, 0 cannot win).
-LED_STRENGTH = tuple(tuple(STRENGTH[t][EFFECTIVE_SUIT[t][c]] for c in range(24)) for t in range(4))
+LED_STRENGTH = tuple(tuple(STRENGTH[t][EFFECTIVE_SUIT[t][c]] for c in CARDS) for t in range(4))
 
 # Round one: pass, order up, and order up alone when going alone is on.
 _BID1_LEGAL = {
@@ -120,6 +141,19 @@ _BID2_LEGAL = {
     for stuck in (False, True)
 }
 _DEFEND_LEGAL = (_PASS, A.DEFEND_ALONE_ACTION)
+_NAME_SUIT_LEGAL = A.NAME_SUIT_ACTIONS
+_REDEAL_LEGAL = (_PASS, A.REDEAL_ACTION)
+_SUIT_BY_NAME = {"clubs": 0, "diamonds": 1, "hearts": 2, "spades": 3}
+
+
+def farmers_hand(hand: int) -> bool:
+    """A farmer's hand: three or more nines and tens (the joker is neither)."""
+    return (hand & LOW_MASK).bit_count() >= 3
+
+
+def no_ace_no_face_no_trump(hand: int, trump: int) -> bool:
+    """Only nines and tens, and none of them trump (nor the joker, always a trump)."""
+    return not hand & ~LOW_MASK and not hand & SUIT_MASK[trump][trump]
 
 
 def _next_seats(out_mask: int) -> tuple[int, ...]:
@@ -178,6 +212,7 @@ class MatchState:
         "kitty",
         "upcard",
         "upcard_fate",
+        "upcard_suit",
         "turned_down",
         "bids",
         "passes",
@@ -194,6 +229,11 @@ class MatchState:
         "tricks",
         "tricks_won",
         "last_hand",
+        "declarations",
+        "farmer",
+        "farm_out",
+        "farm_in",
+        "asking",
         "_next",
         "_order",
         "_legal",
@@ -227,6 +267,7 @@ class MatchState:
         self.kitty: list[int] = []
         self.upcard: int | None = None
         self.upcard_fate: str | None = None  # face_up, picked_up, turned_down, stays_in_kitty
+        self.upcard_suit: int | None = None  # its suit (a joker's: named, or the fixed suit)
         self.turned_down: int | None = None
         self.bids: list[tuple[int, A.Action]] = []
         self.passes = 0
@@ -242,6 +283,13 @@ class MatchState:
         self.trick_cards: list[int] = []
         self.tricks: list[tuple[tuple[int, ...], tuple[int, ...], int]] = []
         self.tricks_won = [0, 0, 0, 0]
+        # The variants: naming a joker upcard's suit, farm and redeal decisions, in order
+        # (not bids: the view's `bids` stay the bidding alone).
+        self.declarations: list[tuple[int, A.Action]] = []
+        self.farmer: int | None = None  # the seat that exchanged a farmer's hand
+        self.farm_out: list[int] = []  # the nines and tens it put out
+        self.farm_in: list[int] = []  # the cards it took from under the upcard
+        self.asking: tuple[int, ...] = ()  # the seats still to be asked (farm, redeal)
         self._next = NEXT_SEAT[0]
         self._order = TRICK_ORDER[0]
         self._legal: tuple[A.Action, ...] | None = None
@@ -284,6 +332,7 @@ class MatchState:
         other.kitty = self.kitty[:]
         other.upcard = self.upcard
         other.upcard_fate = self.upcard_fate
+        other.upcard_suit = self.upcard_suit
         other.turned_down = self.turned_down
         other.bids = self.bids[:]
         other.passes = self.passes
@@ -300,6 +349,11 @@ class MatchState:
         other.tricks = self.tricks[:]
         other.tricks_won = self.tricks_won[:]
         other.last_hand = self.last_hand
+        other.declarations = self.declarations[:]
+        other.farmer = self.farmer
+        other.farm_out = self.farm_out[:]
+        other.farm_in = self.farm_in[:]
+        other.asking = self.asking
         other._next = self._next
         other._order = self._order
         other._legal = self._legal
@@ -320,8 +374,11 @@ class MatchState:
             raise RuleError(
                 "wrong_phase", f"Cards are dealt between hands; now {self._phase_words()}."
             )
+        joker = self.options.joker
         if type(deck) is not _ValidDeck:  # decks made by deal.py are valid by construction
-            deck = validate_deck(deck)
+            deck = validate_deck(deck, joker)
+        elif len(deck) != 24 + joker:
+            deck = validate_deck(deck, joker)  # raises: a 24-card deck for a 25-card match
         self._clear_hand()
         self.hand_number += 1
         self.deck = deck
@@ -336,11 +393,34 @@ class MatchState:
         ]
         first = (self.dealer + 1) % 4
         self.hands = hands[-first:] + hands[:-first] if first else hands  # indexed by seat
-        self.kitty = list(deck[20:24])
-        self.upcard = deck[20]
+        self.kitty = list(deck[20:])
+        upcard = self.upcard = deck[20]
         self.upcard_fate = "face_up"
+        if upcard != JOKER:
+            self.upcard_suit = upcard // 6
+        elif self.options.joker_upcard != "dealer_names":
+            self.upcard_suit = _SUIT_BY_NAME[self.options.joker_upcard]
+        else:  # the dealer names the joker's suit before looking at their hand
+            self.phase = NAME_SUIT
+            self.turn = self.dealer
+            return
+        self._before_bidding()
+
+    def _before_bidding(self) -> tuple:
+        """After the deal (and a joker upcard's suit named): a farmer's hand, then round one."""
+        first = (self.dealer + 1) % 4
+        if self.options.farmers_hand:
+            hands = self.hands
+            self.asking = tuple(
+                s for s in ((first + i) % 4 for i in range(4)) if farmers_hand(hands[s])
+            )
+            if self.asking:
+                self.phase = FARM
+                self.turn = self.asking[0]
+                return _NO_OUTCOMES
         self.phase = BID1
         self.turn = first
+        return _NO_OUTCOMES
 
     # ------------------------------------------------------------------ legal actions
 
@@ -362,10 +442,20 @@ class MatchState:
         elif phase == DISCARD:
             mask = self.hands[self.dealer]
             legal = (
-                _DISCARD_LOW[mask & 255] + _DISCARD_MID[mask >> 8 & 255] + _DISCARD_HIGH[mask >> 16]
+                _DISCARD_LOW[mask & 255]
+                + _DISCARD_MID[mask >> 8 & 255]
+                + _DISCARD_HIGH[mask >> 16 & 255]
+                + _DISCARD_TOP[mask >> 24]
             )
         elif phase == DEFEND:
             legal = _DEFEND_LEGAL
+        elif phase == FARM:
+            low = self.hands[self.turn] & LOW_MASK
+            legal = _FARMS[low] if self.farm_out else (_PASS, *_FARMS[low])
+        elif phase == REDEAL:
+            legal = _REDEAL_LEGAL
+        elif phase == NAME_SUIT:
+            legal = _NAME_SUIT_LEGAL
         else:
             legal = ()
         self._legal = legal
@@ -415,8 +505,11 @@ class MatchState:
             return self._trick_done()
         self._legal = None
         action = legal[legal.index(action)]  # the shared instance, whatever was passed in
-        self.bids.append((seat, action))
         phase = self.phase
+        if phase in (NAME_SUIT, FARM, REDEAL):
+            self.declarations.append((seat, action))
+            return self._declare(seat, action)
+        self.bids.append((seat, action))
         if phase == BID1:
             return self._bid_round_one(seat, action)
         if phase == DISCARD:
@@ -429,19 +522,59 @@ class MatchState:
             return self._bid_round_two(seat, action)
         return self._defend(seat, action)
 
+    def _declare(self, seat: int, action: A.Action) -> tuple:
+        phase = self.phase
+        if phase == NAME_SUIT:
+            self.upcard_suit = action.suit
+            return self._before_bidding()
+        if phase == FARM:
+            if action is _PASS:
+                return self._ask_next(seat)
+            card = action.card
+            self.hands[seat] ^= BIT[card]
+            self.farm_out.append(card)
+            if len(self.farm_out) < 3:
+                return _NO_OUTCOMES
+            # Face down, for the three cards under the upcard; only one farmer a hand.
+            kitty = self.kitty
+            self.farm_in = kitty[1:4]
+            for c in self.farm_in:
+                self.hands[seat] |= BIT[c]
+            self.kitty = [kitty[0], *self.farm_out, *kitty[4:]]
+            self.farmer = seat
+            self.asking = ()
+            self.phase = BID1
+            self.turn = (self.dealer + 1) % 4
+            return _NO_OUTCOMES
+        if action is _PASS:  # REDEAL
+            return self._ask_next(seat)
+        return self._throw_in(reason=REDEAL_REASON, seat=seat)
+
+    def _ask_next(self, seat: int) -> tuple:
+        """A seat passed in the farm or redeal phase: ask the next, or go on."""
+        asking = self.asking = self.asking[1:]
+        if asking:
+            self.turn = asking[0]
+            return _NO_OUTCOMES
+        if self.phase == FARM:
+            self.phase = BID1
+            self.turn = (self.dealer + 1) % 4
+            return _NO_OUTCOMES
+        return self._defend_or_play()
+
     def _bid_round_one(self, seat: int, action: A.Action) -> tuple:
         if action is _PASS:
             self.passes += 1
             if self.passes == 4:
                 self.phase = BID2
                 self.passes = 0
-                self.turned_down = suit_of(self.upcard)
+                self.turned_down = self.upcard_suit
                 self.upcard_fate = "turned_down"
                 self.turn = (self.dealer + 1) % 4
             else:
                 self.turn = (seat + 1) % 4
             return _NO_OUTCOMES
-        self._make_trump(seat, self.upcard // 6, action.alone, 1)  # the upcard's suit
+        self._make_trump(seat, self.upcard_suit, action.alone, 1)  # the upcard's suit
         if self.out[self.dealer]:
             # The dealer's partner went alone: the dealer sits out and does not pick up.
             self.upcard_fate = "stays_in_kitty"
@@ -475,6 +608,21 @@ class MatchState:
             self.out[partner(seat)] = True
 
     def _trump_fixed(self) -> tuple:
+        if self.options.no_ace_no_face_no_trump:
+            first = (self.dealer + 1) % 4
+            hands, out, trump = self.hands, self.out, self.trump
+            self.asking = tuple(
+                s
+                for s in ((first + i) % 4 for i in range(4))
+                if not out[s] and no_ace_no_face_no_trump(hands[s], trump)
+            )
+            if self.asking:
+                self.phase = REDEAL
+                self.turn = self.asking[0]
+                return _NO_OUTCOMES
+        return self._defend_or_play()
+
+    def _defend_or_play(self) -> tuple:
         if self.options.defending_alone:
             first = (self.dealer + 1) % 4
             order = [(first + i) % 4 for i in range(4)]
@@ -560,8 +708,12 @@ class MatchState:
         self._next_deal()
         return (scored,)
 
-    def _throw_in(self) -> tuple:
-        thrown = {"type": HAND_THROWN_IN, "hand": self.hand_number}
+    def _throw_in(self, reason: str | None = None, seat: int | None = None) -> tuple:
+        thrown: dict[str, Any] = {"type": HAND_THROWN_IN, "hand": self.hand_number}
+        if reason is not None:  # a called redeal (four passes in round two say nothing more)
+            thrown["reason"] = reason
+            thrown["seat"] = seat
+            thrown["cards"] = [CARD_TEXT[c] for c in cards_of(self.hands[seat])]  # shown to all
         self.last_hand = dict(thrown)
         self._next_deal()
         return (thrown,)
@@ -607,10 +759,10 @@ class MatchState:
             return RuleError("wrong_phase", f"You cannot {kind} now: {self._phase_words()}.")
         card, suit, alone = action.card, action.suit, action.alone
         if (card is not None or kind in (A.PLAY, A.DISCARD)) and (
-            type(card) is not int or not 0 <= card < 24
+            type(card) is not int or not 0 <= card <= JOKER
         ):
             return RuleError("invalid_card", "That is not a card.")
-        if (suit is not None or kind == A.CALL) and suit not in (0, 1, 2, 3):
+        if (suit is not None or kind in (A.CALL, A.NAME_SUIT)) and suit not in (0, 1, 2, 3):
             return RuleError("invalid_suit", "That is not a suit: a suit is a number 0 to 3.")
         if alone not in (False, True):
             return RuleError("invalid_action", "'alone' must be true or false.")
@@ -628,8 +780,19 @@ class MatchState:
                     f"{SUIT_NAMES[self.turned_down].capitalize()} were turned down this hand; "
                     "name another suit.",
                 )
-        if kind in (A.PLAY, A.DISCARD) and not self.hands[seat] & BIT[card]:
+        if phase == FARM and kind == A.PASS and self.farm_out:
+            return RuleError(
+                "farm_under_way",
+                f"You have begun a farmer's exchange: put out {3 - len(self.farm_out)} more "
+                "of your nines and tens.",
+            )
+        if kind in (A.PLAY, A.DISCARD, A.FARM) and not self.hands[seat] & BIT[card]:
             return RuleError("card_not_in_hand", f"You do not hold {card_name(card)}.")
+        if kind == A.FARM:
+            return RuleError(
+                "not_a_farmers_card",
+                f"A farmer puts out three nines or tens; {card_name(card)} is not one.",
+            )
         if phase == PLAY and self.trick_cards and A.PLAY_ACTIONS[card] not in legal:
             # a card held and not legal to play: the seat holds cards of the suit led
             return self._must_follow(seat, card)
@@ -654,8 +817,12 @@ class MatchState:
                 f"one of the {SUIT_NAMES[trump]}, which are trump, not as one of the {led_name}. "
                 + sentence
             )
+        elif card == JOKER:
+            sentence = f"The joker is the highest trump, not one of the {led_name}. " + sentence
         elif led == trump and left in followers:
             sentence += f" {card_name(left).capitalize()} is the left bower and counts as trump."
+        elif led == trump and JOKER in followers:
+            sentence += " The joker is the highest trump."
         elif rank_of(card) == JACK and same_color(suit_of(card)) == led:
             sentence += (
                 f" {card_name(card).capitalize()} is one of the {SUIT_NAMES[suit_of(card)]}, "

@@ -14,7 +14,7 @@ from typing import Any
 
 from .cards import CARD_TEXT, SUIT_LETTERS
 from .errors import RuleError
-from .state import DEAL, SEAT_NAMES, MatchState
+from .state import DEAL, NAME_SUIT, SEAT_NAMES, MatchState
 
 
 def _cards(cards: list[int] | tuple[int, ...]) -> list[str]:
@@ -75,6 +75,12 @@ def _public(state: MatchState) -> dict[str, Any]:
         ],
         "tricks_won": state.tricks_won[:],
     }
+    options = state.options
+    if options.joker:  # the upcard's suit: a joker's is named by the dealer or fixed
+        suit = state.upcard_suit
+        view["hand"]["upcard_suit"] = SUIT_LETTERS[suit] if suit is not None else None
+    if options.farmers_hand:  # who exchanged, never which cards
+        view["hand"]["farmer"] = state.farmer
     return view
 
 
@@ -94,9 +100,18 @@ def player_view(state: MatchState, seat: int) -> dict[str, Any]:
     view["seat"] = seat
     view["seat_name"] = SEAT_NAMES[seat]
     if view["hand"] is not None:
-        view["hand"]["cards"] = _cards(state.hand_of(seat))
+        hand = view["hand"]
+        if state.phase == NAME_SUIT and seat == state.dealer:
+            # The dealer names a joker upcard's suit before looking at their hand.
+            hand["cards"] = []
+            hand["cards_hidden"] = True
+        else:
+            hand["cards"] = _cards(state.hand_of(seat))
         if seat == state.dealer and state.discarded is not None:
-            view["hand"]["my_discard"] = CARD_TEXT[state.discarded]
+            hand["my_discard"] = CARD_TEXT[state.discarded]
+        if seat == state.farmer or (state.farm_out and seat == state.turn):
+            # Only the farmer knows what it put out and what it took.
+            hand["my_farm"] = {"gave": _cards(state.farm_out), "got": _cards(state.farm_in)}
     legal = state.legal_actions() if state.turn == seat else ()
     view["legal_actions"] = [a.to_dict() for a in legal]
     return view
@@ -114,4 +129,10 @@ def full_view(state: MatchState) -> dict[str, Any]:
         view["hand"]["discard"] = (
             CARD_TEXT[state.discarded] if state.discarded is not None else None
         )
+        if state.options.farmers_hand:
+            view["hand"]["farm"] = {
+                "seat": state.farmer,
+                "gave": _cards(state.farm_out),
+                "got": _cards(state.farm_in),
+            }
     return view

@@ -34,6 +34,20 @@ OPTION_SETS = [
         (True, False), (True, False), (True, False), LONE_LEAD_CHOICES
     )
 ]
+# The table variants (docs/rules.md), each on, and all together, beside the defaults and
+# beside the rules of 002 (no stick the dealer, the Canadian loner, defending alone).
+VARIANTS = [
+    {"joker": True},
+    {"joker": True, "joker_upcard": "hearts"},
+    {"farmers_hand": True},
+    {"no_ace_no_face_no_trump": True},
+    {"joker": True, "farmers_hand": True, "no_ace_no_face_no_trump": True},
+]
+BASE_SETS = [
+    OPTION_SETS[0],
+    {**OPTION_SETS[0], "stick_the_dealer": False, "defending_alone": True, "lone_lead": "canadian"},
+]
+OPTION_SETS += [{**base, **variant} for base in BASE_SETS for variant in VARIANTS]
 
 
 def option_id(options: dict) -> str:
@@ -42,8 +56,10 @@ def option_id(options: dict) -> str:
 
 def test_the_option_sets_cover_every_boolean_and_choice_option():
     names = {f for f in E.Options.__dataclass_fields__ if f != "target_score"}
-    assert set(OPTION_SETS[0]) - {"target_score"} == names
-    assert len({option_id(o) for o in OPTION_SETS}) == 2 * 2 * 2 * len(LONE_LEAD_CHOICES)
+    covered = set().union(*OPTION_SETS) - {"target_score"}
+    assert covered == names
+    every = 2 * 2 * 2 * len(LONE_LEAD_CHOICES) + len(BASE_SETS) * len(VARIANTS)
+    assert len({option_id(o) for o in OPTION_SETS}) == every
 
 
 def play_to_the_end(options: dict, players: list, seed: int, hint_seat: int | None = None):
@@ -53,7 +69,7 @@ def play_to_the_end(options: dict, players: list, seed: int, hint_seat: int | No
     state = E.MatchState(E.Options.from_dict(options), first_dealer=seed % 4)
     hints = 0
     while state.phase != E.FINISHED:
-        state.deal(E.seeded_deck(rng))
+        state.deal(E.seeded_deck(rng, options.get("joker", False)))
         while state.turn is not None:
             seat = state.turn
             view = E.player_view(state, seat)

@@ -38,11 +38,17 @@ from euchre_client.models import (
     DiscardAction,
     DiscardActionRequest,
     DiscardActionTypeEnum,
+    FarmAction,
+    FarmActionRequest,
+    FarmActionTypeEnum,
     GuestToken,
     LevelEnum,
     MatchListCreateInputRequest,
     MatchStatus,
     MatchView,
+    NameSuitAction,
+    NameSuitActionRequest,
+    NameSuitActionTypeEnum,
     OptionsInputRequest,
     OrderUpAction,
     OrderUpActionRequest,
@@ -53,6 +59,9 @@ from euchre_client.models import (
     PlayAction,
     PlayActionRequest,
     PlayActionTypeEnum,
+    RedealAction,
+    RedealActionRequest,
+    RedealActionTypeEnum,
     Replay,
     SeatInputKindEnum,
     SeatInputRequest,
@@ -85,7 +94,14 @@ def create_match(client: AuthenticatedClient) -> MatchView:
         SeatInputRequest(kind=SeatInputKindEnum.COMPUTER, level=LevelEnum.RANDOM) for _ in range(3)
     ]
     body = MatchListCreateInputRequest(
-        seats=seats, options=OptionsInputRequest(target_score=TARGET_SCORE)
+        seats=seats,
+        # the table variants on (docs/rules.md): their actions come up as legal actions
+        options=OptionsInputRequest(
+            target_score=TARGET_SCORE,
+            joker=True,
+            farmers_hand=True,
+            no_ace_no_face_no_trump=True,
+        ),
     )
     created = matches_create.sync(client=client, body=body)
     if not isinstance(created, MatchView):
@@ -102,15 +118,26 @@ def current(client: AuthenticatedClient, match_id: str) -> MatchView:
 
 # The schema's two discriminated unions: a legal action (in the view), and the action request.
 LegalAction = (
-    CallAction | DefendAloneAction | DiscardAction | OrderUpAction | PassAction | PlayAction
+    CallAction
+    | DefendAloneAction
+    | DiscardAction
+    | FarmAction
+    | NameSuitAction
+    | OrderUpAction
+    | PassAction
+    | PlayAction
+    | RedealAction
 )
 ActionRequest = (
     CallActionRequest
     | DefendAloneActionRequest
     | DiscardActionRequest
+    | FarmActionRequest
+    | NameSuitActionRequest
     | OrderUpActionRequest
     | PassActionRequest
     | PlayActionRequest
+    | RedealActionRequest
 )
 
 
@@ -141,6 +168,17 @@ def request_for(action: LegalAction, seq: int) -> ActionRequest:
             return PlayActionRequest(
                 type_=PlayActionTypeEnum.PLAY, card=card.value, expected_seq=seq
             )
+        case NameSuitAction(suit=suit):
+            return NameSuitActionRequest(
+                type_=NameSuitActionTypeEnum.NAME_SUIT, suit=suit.value, expected_seq=seq
+            )
+        # (a farmer's card, like a discard, is optional in the schema: others see none)
+        case FarmAction(card=card) if not isinstance(card, Unset):
+            return FarmActionRequest(
+                type_=FarmActionTypeEnum.FARM, card=card.value, expected_seq=seq
+            )
+        case RedealAction():
+            return RedealActionRequest(type_=RedealActionTypeEnum.REDEAL, expected_seq=seq)
     fail("a legal action the schema does not describe", action)
 
 

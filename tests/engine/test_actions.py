@@ -29,8 +29,18 @@ def test_alone_defaults_to_false_and_other_spellings_are_accepted():
     assert E.action_from_dict({"type": "play", "card": "10♦"}) is E.play(E.parse_card("TD"))
 
 
-def test_action_types_are_the_six_documented():
-    assert E.ACTION_TYPES == ("pass", "order_up", "call", "discard", "defend_alone", "play")
+def test_action_types_are_the_six_documented_and_the_three_of_the_variants():
+    assert E.ACTION_TYPES == (
+        "pass",
+        "order_up",
+        "call",
+        "discard",
+        "defend_alone",
+        "play",
+        "name_suit",  # option joker: the dealer names a joker upcard's suit
+        "farm",  # option farmers_hand
+        "redeal",  # option no_ace_no_face_no_trump
+    )
 
 
 def test_actions_print_readably():

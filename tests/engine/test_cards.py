@@ -129,12 +129,15 @@ def test_left_bower_belongs_to_trump_for_the_whole_hand(trump):
 
 
 def test_suit_masks_partition_the_deck_for_every_trump():
+    # The joker's bit (24) is in trump's mask: 8 trumps of 25 cards with the joker, and
+    # a 24-card hand (never holding bit 24) sees the same 7 trumps of 24 as ever.
     for t in range(4):
         masks = SUIT_MASK[t]
-        assert sum(m.bit_count() for m in masks) == 24
-        assert masks[0] | masks[1] | masks[2] | masks[3] == (1 << 24) - 1
-        assert masks[t].bit_count() == 7 and masks[3 - t].bit_count() == 5
-        for c in E.DECK:
+        assert sum(m.bit_count() for m in masks) == 25
+        assert masks[0] | masks[1] | masks[2] | masks[3] == (1 << 25) - 1
+        assert masks[t].bit_count() == 8 and masks[3 - t].bit_count() == 5
+        assert (masks[t] & ((1 << 24) - 1)).bit_count() == 7
+        for c in E.DECK_WITH_JOKER:
             assert masks[EFFECTIVE_SUIT[t][c]] & BIT[c]
 
 

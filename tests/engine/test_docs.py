@@ -63,6 +63,8 @@ ERROR_CODES = [
     "invalid_seed",
     "invalid_state",
     "illegal_action",
+    "farm_under_way",
+    "not_a_farmers_card",
 ]
 
 

@@ -343,7 +343,7 @@ def test_options_from_none_is_still_the_defaults():
     "call, args, code",
     [
         (E.card_str, (-1,), "invalid_card"),  # was "AS", quietly
-        (E.card_str, (24,), "invalid_card"),  # was an IndexError
+        (E.card_str, (25,), "invalid_card"),  # was an IndexError (24 is the joker)
         (E.card_name, (True,), "invalid_card"),
         (E.suit_of, ("JH",), "invalid_card"),
         (E.suit_str, (4,), "invalid_suit"),
@@ -352,7 +352,7 @@ def test_options_from_none_is_still_the_defaults():
         (E.trump_order, (None,), "invalid_suit"),
         (E.trick_winner_index, ([], 0), "invalid_card"),
         (E.trick_winner_index, ([0, 0], 0), "invalid_card"),
-        (E.play, (24,), "invalid_card"),
+        (E.play, (25,), "invalid_card"),
         (E.discard, (-1,), "invalid_card"),
         (E.order_up, (5,), "invalid_action"),
         (E.call, (7,), "invalid_suit"),

@@ -414,3 +414,32 @@ def test_an_abandoned_match_shows_its_status_and_its_last_hand_ends_abandoned(ad
     hand = response.context["hand"]
     assert hand["over"] and hand["result"]["text"] == "abandoned: no person was left at the table"
     assert "abandoned: no person was left at the table" in response.content.decode()
+
+
+def test_the_hand_pages_of_a_match_with_the_table_variants(admin_client, alice):
+    """Every hand of a match with the joker, the farmer's hand and the redeal on: the
+    kitty of five, the joker shown as a card, a farmer's cards among the bidding once
+    revealed, and the log check passing."""
+    options = {
+        "target_score": 3,
+        "joker": True,
+        "farmers_hand": True,
+        "no_ace_no_face_no_trump": True,
+    }
+    match = play_to_the_end(alice, seed=11, options=options)
+    farms = 0
+    for hand in Hand.objects.filter(match=match).order_by("number"):
+        response = admin_client.get(hand_url(match, hand.number))
+        assert response.status_code == 200
+        page = response.context["hand"]
+        assert page["problem"] is None and page["commitment_ok"]
+        assert len(page["kitty"]) == 5 and len(page["deck"]) == 25
+        assert any(c["code"] == "JK" and c["text"] == "joker" for c in page["deck"])
+        events = events_of(match, hand.number)
+        farmed = [e for e in events if e.type == "farm_exchange"]
+        farms += len(farmed)
+        texts = [b["text"] for b in page["bidding"]]
+        assert sum("under the upcard" in t for t in texts) == len(farmed)
+    assert farms % 3 == 0
+    response = admin_client.get(url("match_change", match.pk))
+    assert response.status_code == 200

@@ -36,7 +36,7 @@ def test_every_event_type_of_the_log_has_a_definition_a_redaction_rule_and_a_pla
     derived = {v for k, v in vars(outcomes).items() if k.isupper()}
     assert derived == set(events.OUTCOME_EVENT_TYPES)
     assert replayed == set(EVENT_TYPES) == set(REGISTRY)
-    assert len(EVENT_TYPES) == 17  # seat_vacated: leaving quick play before the start
+    assert len(EVENT_TYPES) == 18  # seat_vacated (quick play), farm_exchange (farmers_hand)
 
     doc = (ROOT / "docs" / "architecture.md").read_text()
     start, end = "<!-- events.describe() -->\n", "\n<!-- /events.describe() -->"
@@ -94,12 +94,16 @@ def test_each_constructor_builds_the_payload_its_record_names():
     built[events.DISCARD] = events.action(1, E.discard(E.parse_card("9C")))
     built[events.BID] = events.action(1, E.PASS)
     built[events.CARD_PLAYED] = events.action(1, E.play(E.parse_card("AS")))
+    built[events.FARM] = events.action(1, E.farm(E.parse_card("9C")))
     for outcome in events.outcomes(engine_outcomes()):  # what the rules derive, as logged
         built.setdefault(outcome.type, outcome)
     assert set(built) == set(EVENT_TYPES)
     for name, event in built.items():
         assert event.type == name
-        assert set(event.payload or {}) == set(events.payload_fields(name)), name
+        # every required field, and no field the record does not name (hand_thrown_in's
+        # reason, seat and cards are there only for a called redeal)
+        required = REGISTRY[name].payload.__required_keys__
+        assert required <= set(event.payload or {}) <= set(events.payload_fields(name)), name
 
 
 def engine_outcomes() -> list[dict[str, Any]]:
@@ -139,6 +143,8 @@ def test_each_types_redaction_rule_before_and_after_the_match_is_finished(name):
             assert seen.get("cards") == (None if seat is None else seat_cards(DECK, 2, seat))
         elif name == events.DISCARD and seat != 2:
             assert seen == {"action": {"type": "discard"}}
+        elif name == events.FARM and seat != 2:  # a farmer's card: face down to the others
+            assert seen == {"action": {"type": "farm"}}
         else:
             assert seen == payload
 

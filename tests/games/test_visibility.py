@@ -9,7 +9,7 @@ from games.models import Event
 from tests.conftest import make_player
 from tests.games.helpers import act, four_player_match, view
 
-CARD = re.compile(r"^(?:[9TJQKA]|10)[CDHS]$")
+CARD = re.compile(r"^(?:(?:[9TJQKA]|10)[CDHS]|JK)$")  # JK: the joker (option joker)
 
 
 def cards_in(value: Any) -> set[str]:
@@ -32,7 +32,9 @@ def keys_in(value: Any) -> set[str]:
 
 def allowed_cards(match_id: str, seat: int) -> set[str]:
     """What `seat` may know of the hand being played: its own dealt cards, the upcard,
-    the cards played so far, and (for the dealer) its own discard."""
+    the cards played so far, (for the dealer) its own discard, (for a farmer) the
+    cards it took from under the upcard, and the hand a seat showed to call a redeal
+    in the hand before (the last hand's summary shows it)."""
     deal = Event.objects.filter(match_id=match_id, type="hand_dealt").order_by("-seq").first()
     deck, dealer = deal.payload["deck"], deal.payload["dealer"]
     position = (seat - dealer - 1) % 4
@@ -43,6 +45,13 @@ def allowed_cards(match_id: str, seat: int) -> set[str]:
             allowed.add(event.payload["action"]["card"])
         if event.type == "discard" and event.seat == seat:
             allowed.add(event.payload["action"]["card"])
+    farmed = later.filter(type="farm_exchange", seat=seat).count()
+    if farmed == 3:  # the exchange is done: the three cards under the upcard are its own
+        allowed |= set(deck[21:24])
+    before = Event.objects.filter(match_id=match_id, seq__lt=deal.seq, type="hand_thrown_in")
+    last = before.order_by("-seq").first()
+    if last is not None:
+        allowed |= set(last.payload.get("cards", []))
     return allowed
 
 
@@ -63,14 +72,27 @@ def check_seat(client, match_id: str, seat: int) -> None:
     for event in whole_log:
         if event["type"] == "hand_dealt":
             assert "deck" not in event["payload"] and "salt" not in event["payload"]
-        if event["type"] == "discard" and event["seat"] != seat:
+        if event["type"] in ("discard", "farm_exchange") and event["seat"] != seat:
             assert "card" not in event["payload"]["action"]
 
 
 @pytest.mark.django_db(transaction=True)
-def test_each_seat_sees_only_its_own_cards_after_every_event_of_a_match():
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"target_score": 5},
+        # the table variants, each on (docs/rules.md): every seat plays its last legal
+        # action, so a farmer's hand is always exchanged and a redeal always called
+        {"target_score": 3, "joker": True},
+        {"target_score": 3, "joker": True, "joker_upcard": "hearts"},
+        {"target_score": 3, "farmers_hand": True},
+        {"target_score": 3, "no_ace_no_face_no_trump": True},
+    ],
+    ids=["defaults", "joker", "joker_fixed_suit", "farmers_hand", "no_ace_no_face_no_trump"],
+)
+def test_each_seat_sees_only_its_own_cards_after_every_event_of_a_match(options):
     clients = [make_player(name)[1] for name in ("south", "west", "north", "east")]
-    match_id = four_player_match(clients, options={"target_score": 5})
+    match_id = four_player_match(clients, options=options)
     for _ in range(2000):
         bodies = [view(c, match_id) for c in clients]
         if bodies[0]["status"] == "finished":

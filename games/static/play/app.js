@@ -137,6 +137,14 @@ function showLobby(root, _id, { go }) {
   const stick = checkbox("stick_the_dealer", "Stick the dealer (the dealer must name trump if everyone passes twice)", true);
   const alone = checkbox("going_alone", "Going alone allowed", true);
   const defending = checkbox("defending_alone", "Defending alone allowed", false);
+  // The table variants (docs/rules.md), each off unless chosen.
+  const joker = checkbox("joker", "Joker: a 25th card, the highest trump (the best bower)", false);
+  const jokerUpcard = h("select", { id: "joker_upcard", "data-testid": "opt-joker-upcard" },
+    h("option", { value: "dealer_names" }, "the dealer names its suit (usual)"),
+    ["clubs", "diamonds", "hearts", "spades"].map((suit) => h("option", { value: suit }, `it counts as ${suit}`)),
+  );
+  const farmers = checkbox("farmers_hand", "Farmer's hand: three nines or tens may be exchanged for the cards under the upcard", false);
+  const nanfnt = checkbox("no_ace_no_face_no_trump", "No ace, no face, no trump: such a hand may call a redeal", false);
   const hints = checkbox("hints_allowed", "Hints allowed", true);
   const loneLead = h("select", { id: "lone_lead", "data-testid": "opt-lone-lead" },
     h("option", { value: "dealer_left" }, "the dealer's left (usual)"),
@@ -166,6 +174,10 @@ function showLobby(root, _id, { go }) {
         going_alone: alone.input.checked,
         lone_lead: loneLead.value,
         defending_alone: defending.input.checked,
+        // the variants only when chosen: the defaults stay out of the request
+        ...(joker.input.checked ? { joker: true, joker_upcard: jokerUpcard.value } : {}),
+        ...(farmers.input.checked ? { farmers_hand: true } : {}),
+        ...(nanfnt.input.checked ? { no_ace_no_face_no_trump: true } : {}),
       },
       hints_allowed: hints.input.checked,
       turn_seconds: turnTimer.value ? Number(turnTimer.value) : null,
@@ -197,7 +209,11 @@ function showLobby(root, _id, { go }) {
           h("label", { for: "target_score" }, "Play to (1 to 15 points)"), target,
           stick.el, alone.el,
           h("label", { for: "lone_lead" }, "Against a loner, the first lead is from"), loneLead,
-          defending.el, hints.el,
+          defending.el,
+          joker.el,
+          h("label", { for: "joker_upcard" }, "When the joker is turned up"), jokerUpcard,
+          farmers.el, nanfnt.el,
+          hints.el,
           h("label", { for: "turn_seconds" }, "Turn timer"), turnTimer,
           h("p", { class: "small", id: "turn-timer-note" },
             "When a person's time runs out, a computer player plays for them until they come back."),

@@ -1,5 +1,6 @@
 // Cards, seats and actions in words. Cards are the API's two-letter form: rank then
-// suit, ranks 9 T J Q K A, suits C D H S ("JH" is the jack of hearts).
+// suit, ranks 9 T J Q K A, suits C D H S ("JH" is the jack of hearts); "JK" is the
+// joker (the joker option: the highest trump, the "best bower").
 
 export const SUITS = {
   C: { symbol: "♣", name: "clubs", red: false },
@@ -21,11 +22,12 @@ const SAME_COLOUR = { C: "S", S: "C", D: "H", H: "D" };
 export const SEAT_NAMES = ["south", "west", "north", "east"];
 export const LEVELS = ["random", "easy", "medium", "hard"];
 
+export const JOKER = "JK";
 export const rankOf = (card) => card[0];
 export const suitOf = (card) => card[1];
-export const isRed = (card) => SUITS[suitOf(card)].red;
-export const cardLabel = (card) => RANKS[rankOf(card)].label + SUITS[suitOf(card)].symbol;
-export const cardName = (card) => `${RANKS[rankOf(card)].name} of ${SUITS[suitOf(card)].name}`;
+export const isRed = (card) => card !== JOKER && SUITS[suitOf(card)].red;
+export const cardLabel = (card) => (card === JOKER ? "Joker" : RANKS[rankOf(card)].label + SUITS[suitOf(card)].symbol);
+export const cardName = (card) => (card === JOKER ? "joker (the best bower)" : `${RANKS[rankOf(card)].name} of ${SUITS[suitOf(card)].name}`);
 export const suitLabel = (suit) => `${SUITS[suit].symbol} ${SUITS[suit].name}`;
 export const capital = (text) => text.charAt(0).toUpperCase() + text.slice(1);
 export const seatName = (seat) => capital(SEAT_NAMES[seat]);
@@ -35,11 +37,13 @@ export const teamName = (team) => (team === 0 ? "South & North" : "West & East")
 
 // The suit a card counts as: the left bower (the jack of trump's colour) is a trump.
 export function effectiveSuit(card, trump) {
+  if (card === JOKER) return trump || "S";  // always a trump (sorted first before trump is made)
   if (trump && rankOf(card) === "J" && suitOf(card) === SAME_COLOUR[trump]) return trump;
   return suitOf(card);
 }
 
 function power(card, trump) {
+  if (card === JOKER) return 21;
   if (trump && rankOf(card) === "J") {
     if (suitOf(card) === trump) return 20;
     if (suitOf(card) === SAME_COLOUR[trump]) return 19;
@@ -88,6 +92,14 @@ export function describeAction(action, who = "You", hand = null, dealer = null, 
       return action.card ? `${who} ${you ? "discard" : "discards"} the ${cardLabel(action.card)}` : `${who} ${you ? "discard" : "discards"}`;
     case "play":
       return `${who} ${you ? "play" : "plays"} the ${cardLabel(action.card)}`;
+    case "name_suit":
+      return `${who} ${you ? "name" : "names"} ${suitLabel(action.suit)} for the joker turned up`;
+    case "farm":
+      return action.card
+        ? `${who} ${you ? "put" : "puts"} the ${cardLabel(action.card)} under the upcard (a farmer's hand)`
+        : `${who} ${you ? "put" : "puts"} a card face down under the upcard (a farmer's hand)`;
+    case "redeal":
+      return `${who} ${you ? "call" : "calls"} a redeal: no ace, no face, no trump`;
     default:
       return `${who}: ${action.type}`;
   }
@@ -99,6 +111,8 @@ export function actionButtonLabel(action, view) {
   const alone = action.alone ? " and go alone" : "";
   switch (action.type) {
     case "pass":
+      if (view.phase === "farm") return "Keep my hand (no farmer's exchange)";
+      if (view.phase === "redeal") return "Play the hand (no redeal)";
       return view.phase === "defend" ? "Pass (defend together)" : "Pass";
     case "order_up": {
       const verb = view.dealer === view.seat ? "Pick up" : "Order up";
@@ -108,6 +122,12 @@ export function actionButtonLabel(action, view) {
       return `Call ${suitLabel(action.suit)}${alone}`;
     case "defend_alone":
       return "Defend alone";
+    case "name_suit":
+      return `Name ${suitLabel(action.suit)}`;
+    case "farm":
+      return `Put out the ${cardLabel(action.card)}`;
+    case "redeal":
+      return "Call a redeal (no ace, no face, no trump)";
     default:
       return describeAction(action);
   }
@@ -124,6 +144,11 @@ export const HAND_RESULTS = {
 // A hand_scored / hand_thrown_in outcome in a sentence.
 export function describeHandResult(result) {
   if (!result) return "";
+  if (result.type === "hand_thrown_in" && result.reason === "no_ace_no_face_no_trump") {
+    const shown = (result.cards || []).map(cardLabel).join(" ");
+    return `Hand ${result.hand} was thrown in: ${seatName(result.seat)} called a redeal, holding no ace, ` +
+      `no face card and no trump (${shown}). Nobody scores; the next player deals.`;
+  }
   if (result.type === "hand_thrown_in") return `Hand ${result.hand} was thrown in: everyone passed twice.`;
   const makers = teamName(result.makers);
   const scorer = teamName(result.team);

@@ -48,6 +48,9 @@ const PHASES = {
   discard: "The dealer's discard",
   bid2: "Bidding, round two",
   defend: "Defending alone?",
+  name_suit: "The dealer names the joker's suit",
+  farm: "A farmer's hand?",
+  redeal: "No ace, no face, no trump: a redeal?",
   play: "The play",
   finished: "The match is over",
 };
@@ -813,8 +816,15 @@ export function showMatch(root, id) {
     } else if (view.turn === view.seat) {
       const upcard = hand && hand.upcard ? cardLabel(hand.upcard) : "";
       const dealer = view.dealer === view.seat;
+      // The suit the upcard counts as: a joker's is named by the dealer or fixed (option joker).
+      const upSuit = hand ? SUITS[hand.upcard_suit || hand.upcard[1]] : null;
       const prompts = {
-        bid1: dealer ? `Your turn: pass, or pick up the ${upcard} to make ${SUITS[hand.upcard[1]].name} trump.` : `Your turn: pass, or order up the ${upcard} to make ${SUITS[hand.upcard[1]].name} trump.`,
+        bid1: dealer ? `Your turn: pass, or pick up the ${upcard} to make ${upSuit.name} trump.` : `Your turn: pass, or order up the ${upcard} to make ${upSuit.name} trump.`,
+        name_suit: "The joker was turned up: name its suit before you look at your cards. It counts as that suit for round one.",
+        farm: view.legal_actions.some((a) => a.type === "pass")
+          ? "You hold a farmer's hand (three or more nines and tens): put out three of them, one at a time, for the three cards under the upcard, or keep your hand."
+          : "Put out the rest of your three nines and tens.",
+        redeal: "You hold no ace, no face card and no trump: call a redeal (the hand is thrown in), or play it.",
         bid2: view.legal_actions.some((a) => a.type === "pass") ? "Your turn: pass, or name trump (not the turned-down suit)." : "Stick the dealer: you must name trump.",
         discard: `You took the ${upcard}: choose a card to discard.`,
         defend: "Your turn: defend alone, or pass and defend with your partner.",
@@ -1092,7 +1102,7 @@ export function showMatch(root, id) {
       if (view.phase === "play" && show && show.leader !== null && show.leader !== undefined) {
         center.append(h("div", { class: "lead-note", "data-testid": "leader", "data-seat": String(show.leader) },
           show.leader === view.seat ? "Your lead" : `${seatName(show.leader)} leads`));
-      } else if (view.phase === "bid1") {
+      } else if (["bid1", "name_suit", "farm"].includes(view.phase)) {
         center.append(h("div", { class: "upcard", "data-testid": "upcard" }, h("div", { class: "small" }, "Turned up"), cardFace(hand.upcard)));
       } else if (hand.turned_down && view.phase === "bid2") {
         center.append(h("div", { class: "upcard", "data-testid": "turned-down" }, h("div", { class: "small" }, `${suitLabel(hand.turned_down)} turned down`)));
@@ -1159,7 +1169,7 @@ export function showMatch(root, id) {
     const choosing = now && legalByCard.size > 0;
     const cards = sortHand(hand.cards.filter((c) => !st.myPlayed.has(c)), hand.trump).map((card, i) => {
       const legal = legalByCard.get(card) || null;
-      const verb = legal ? (legal.type === "discard" ? "discard" : "play") : "";
+      const verb = legal ? (legal.type === "discard" ? "discard" : legal.type === "farm" ? "put out" : "play") : "";
       const shown = cardLabel(card);
       const key = i < 5 ? `, key ${i + 1}` : "";
       const name = legal ? `${shown}, ${cardName(card)}: ${verb}${key}`
@@ -1183,6 +1193,7 @@ export function showMatch(root, id) {
       discard ? h("p", { class: "prompt", "data-testid": "discard-prompt" }, `Choose a card to discard (you took the ${cardLabel(hand.upcard)}).`) : null,
       h("div", { class: "cards" }, cards),
       hand.my_discard ? h("p", { class: "small", "data-testid": "my-discard" }, `You discarded the ${cardLabel(hand.my_discard)}.`) : null,
+      hand.cards_hidden ? h("p", { class: "small", "data-testid": "cards-hidden" }, "Your cards stay face down until you name the joker's suit.") : null,
       hand.sitting_out.includes(view.seat) ? h("p", { class: "small" }, "You sit this hand out: your partner went alone.") : null,
     );
   }
@@ -1258,6 +1269,19 @@ export function showMatch(root, id) {
         h("dd", { "data-testid": "tricks-won" },
           `${teamLabel(0)}: ${hand.tricks_won[0] + hand.tricks_won[2]} · ${teamLabel(1)}: ${hand.tricks_won[1] + hand.tricks_won[3]}`),
       );
+      if (hand.farmer !== undefined && hand.farmer !== null) {
+        const mine = hand.my_farm && hand.my_farm.got.length
+          ? ` You put out ${hand.my_farm.gave.map(cardLabel).join(" ")} and took ${hand.my_farm.got.map(cardLabel).join(" ")}.`
+          : "";
+        rows.push(
+          h("dt", {}, "Farmer's hand"),
+          h("dd", { "data-testid": "farmer" },
+            `${who(hand.farmer)} exchanged three nines and tens, face down, for the three cards under the upcard.${mine}`),
+        );
+      }
+      if (hand.upcard === "JK" && hand.upcard_suit) {
+        rows.push(h("dt", {}, "Joker turned up"), h("dd", { "data-testid": "joker-suit" }, `it counts as ${suitLabel(hand.upcard_suit)}`));
+      }
       if (hand.bids.length) {
         rows.push(
           h("dt", {}, "Bidding"),
@@ -1274,6 +1298,9 @@ export function showMatch(root, id) {
       o.stick_the_dealer ? "stick the dealer" : "redeal if all pass",
       o.going_alone ? "going alone" : "no going alone",
       o.defending_alone ? "defending alone" : null,
+      o.joker ? `joker (best bower; turned up: ${o.joker_upcard && o.joker_upcard !== "dealer_names" ? o.joker_upcard : "the dealer names its suit"})` : null,
+      o.farmers_hand ? "farmer's hand" : null,
+      o.no_ace_no_face_no_trump ? "no ace, no face, no trump redeal" : null,
       o.lone_lead !== "dealer_left" ? `loner lead: ${o.lone_lead.replace("_", " ")}` : null,
       body.hints_allowed ? "hints" : "no hints",
       body.turn_seconds ? `turn timer: ${body.turn_seconds} s` : null,

@@ -30,8 +30,22 @@ async function sha256Hex(text) {
 
 // Every position of one hand: snapshot 0 is the deal, snapshot i the table after the
 // hand's i-th event.
-export function handSnapshots(handData, scoresBefore) {
+// The table variants (options joker, farmers_hand): a joker upcard counts as the suit
+// the dealer named or a fixed one; before the bidding, seats holding three or more nines
+// and tens are asked in turn whether to exchange them (their passes are not bids).
+const FIXED_SUITS = { clubs: "C", diamonds: "D", hearts: "H", spades: "S" };
+const lowCards = (cards) => cards.filter((c) => c !== "JK" && "9T".includes(c[0])).length;
+
+export function handSnapshots(handData, scoresBefore, options = {}) {
+  const upcard = handData.kitty[0];
+  const farmers = options.farmers_hand
+    ? [1, 2, 3, 4].map((k) => (handData.dealer + k) % 4).filter((seat) => lowCards(handData.hands[seat]) >= 3)
+    : [];
   const first = {
+    upcardSuit: upcard === "JK" ? FIXED_SUITS[options.joker_upcard] || null : suitOf(upcard),
+    farmAsked: farmers,
+    farmOut: [],
+    farmer: null,
     hands: handData.hands.map((cards) => [...cards]),
     kitty: [...handData.kitty],
     upcard: handData.kitty[0],
@@ -63,17 +77,27 @@ export function handSnapshots(handData, scoresBefore) {
     let text = "";
     switch (event.type) {
       case "bid":
-        s.bids.push({ seat, ...action });
         text = describeAction(action, seatName(seat), { upcard: s.upcard }, dealer, seat);
+        if (action.type === "name_suit") {
+          s.upcardSuit = action.suit;
+          break;
+        }
+        if (action.type === "redeal") break;
+        if (action.type === "pass" && s.farmAsked.length && !s.trump) {
+          s.farmAsked = s.farmAsked.slice(1);  // keeps the hand: no farmer's exchange
+          text = `${seatName(seat)} keeps a farmer's hand`;
+          break;
+        }
+        s.bids.push({ seat, ...action });
         if (action.type === "pass") {
           s.passes += 1;
           if (s.passes === 4 && !s.trump) {
-            s.turnedDown = suitOf(s.upcard);
+            s.turnedDown = s.upcardSuit;
             s.upcardFate = "turned_down";
             text += `; everyone passed, the ${cardLabel(s.upcard)} is turned down`;
           }
         } else if (action.type === "order_up") {
-          s.trump = suitOf(s.upcard);
+          s.trump = s.upcardSuit;
           s.maker = seat;
           if (action.alone) {
             s.alone = seat;
@@ -96,6 +120,19 @@ export function handSnapshots(handData, scoresBefore) {
         } else if (action.type === "defend_alone") {
           s.defenderAlone = seat;
           s.sittingOut.push(partnerOf(seat));
+        }
+        break;
+      case "farm_exchange":
+        s.hands[seat] = s.hands[seat].filter((c) => c !== action.card);
+        s.farmOut.push(action.card);
+        text = describeAction(action, seatName(seat));
+        if (s.farmOut.length === 3) {  // the three cards under the upcard, for the three put out
+          const got = s.kitty.slice(1, 4);
+          s.hands[seat].push(...got);
+          s.kitty = [s.kitty[0], ...s.farmOut, ...s.kitty.slice(4)];
+          s.farmer = seat;
+          s.farmAsked = [];
+          text += `; ${seatName(seat)} takes ${got.map(cardLabel).join(" ")} from under the upcard`;
         }
         break;
       case "discard":
@@ -315,7 +352,7 @@ export function showReplay(root, id) {
   function selectHand(i) {
     if (!st.data || i < 0 || i >= st.data.hands.length) return;
     st.handIndex = i;
-    st.snapshots = handSnapshots(st.data.hands[i], st.scoresBefore[i]);
+    st.snapshots = handSnapshots(st.data.hands[i], st.scoresBefore[i], st.data.options || {});
     el.handSelect.value = String(i);
     el.prevHand.disabled = i === 0;
     el.nextHand.disabled = i === st.data.hands.length - 1;

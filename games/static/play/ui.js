@@ -40,6 +40,12 @@ export function replace(el, ...children) {
 // What a card shows: the rank and suit in a corner, and the suit large in the middle.
 // Red suits also carry an inner frame, so that they are told apart without colour.
 export function cardInside(card) {
+  if (card === "JK") {  // the joker (option joker): no rank or suit, a star
+    return [
+      h("span", { class: "corner", "aria-hidden": "true" }, h("span", { class: "rank" }, "JK"), h("span", { class: "suit" }, "★")),
+      h("span", { class: "pip joker", "aria-hidden": "true" }, "★"),
+    ];
+  }
   const label = cardLabel(card);
   const rank = label.slice(0, -1);
   const suit = label.slice(-1);

@@ -37,6 +37,11 @@ function firstLegalAction(view: MatchView): ActionRequest | null {
     if (legal.card === undefined) fail("a legal discard without its card", legal);
     return { type: "discard", card: legal.card, expected_seq: view.seq };
   }
+  if (legal.type === "farm") {
+    // (a farmer's card, like a discard, is hidden from the others in the events)
+    if (legal.card === undefined) fail("a legal farm without its card", legal);
+    return { type: "farm", card: legal.card, expected_seq: view.seq };
+  }
   // Every other legal action is also the body that takes it (a union on `type`).
   return { ...legal, expected_seq: view.seq };
 }
@@ -62,7 +67,8 @@ async function main(baseUrl: string): Promise<void> {
         { kind: "computer", level: "random" },
         { kind: "computer", level: "random" },
       ],
-      options: { target_score: TARGET_SCORE },
+      // the table variants on (docs/rules.md): their actions come up as legal actions
+      options: { target_score: TARGET_SCORE, joker: true, farmers_hand: true, no_ace_no_face_no_trump: true },
     },
   });
   if (created.data === undefined) fail("create a match", created.error);

@@ -1,0 +1,127 @@
+"""Computer players and hints with the table variants on (docs/rules.md, "Table
+variants"): every level takes a legal action in each new decision, the rules' choices
+are the documented ones, Hard's view of the hidden cards knows the 25th card and a
+farmer's exchange, and the hints explain the new decisions."""
+
+import random
+
+import pytest
+
+from bots.hints import recommend
+from bots.knowledge import sample_hidden
+from bots.players import PLAYERS
+from games import engine as E
+from tests.engine.helpers import EAST, N, S, W, cards
+
+
+def deck_of(hands: dict[int, str], kitty: str, dealer: int = EAST) -> list[int]:
+    deck: list[int] = []
+    for i in range(4):
+        deck += cards(hands[(dealer + 1 + i) % 4])
+    return deck + cards(kitty)
+
+
+FARM = {S: "9C TC 9D AS KS", W: "JH 9H QC KC AC", N: "TH QH KH TD AH", EAST: "JD QD KD AD JS"}
+JOKER_UP = {S: "JH 9C TC AD KS", W: "QS 9H QC KC AC", N: "TH QH KH AH 9D", EAST: "JD TD QD KD AS"}
+REDEAL = {S: "AH KH QH JH TH", W: "9C TC 9D TD 9S", N: "AC KC QC JC AD", EAST: "KD QD JD AS KS"}
+
+
+def farm_state() -> E.MatchState:
+    state = E.MatchState(E.Options(farmers_hand=True), first_dealer=EAST)
+    state.deal(deck_of(FARM, "QS JC 9S TS"))
+    return state
+
+
+def joker_up_state() -> E.MatchState:
+    state = E.MatchState(E.Options(joker=True), first_dealer=EAST)
+    state.deal(deck_of(JOKER_UP, "JK JC JS 9S TS"))
+    return state
+
+
+def redeal_state() -> E.MatchState:
+    state = E.MatchState(E.Options(no_ace_no_face_no_trump=True), first_dealer=EAST)
+    state.deal(deck_of(REDEAL, "9H QS JS TS"))
+    state.apply_action(S, E.order_up())
+    state.apply_action(EAST, E.discard(E.parse_card("KS")))
+    return state
+
+
+@pytest.mark.parametrize("level", list(PLAYERS))
+@pytest.mark.parametrize("make", [farm_state, joker_up_state, redeal_state])
+def test_every_level_takes_a_legal_action_in_each_variant_decision(level, make):
+    state = make()
+    rng = random.Random(1)
+    while state.phase in (E.FARM, E.NAME_SUIT, E.REDEAL):
+        view = E.player_view(state, state.turn)
+        action = PLAYERS[level](view, rng)
+        assert action in view["legal_actions"]
+        state.apply_action(state.turn, E.action_from_dict(action))
+
+
+def test_the_rules_exchange_a_farmers_hand_nines_first():
+    state = farm_state()
+    medium = PLAYERS["medium"]
+    put_out = []
+    while state.phase == E.FARM:
+        action = medium(E.player_view(state, S), random.Random(0))
+        put_out.append(action["card"])
+        state.apply_action(S, E.action_from_dict(action))
+    # nines before tens, the shortest suit first (diamonds: the 9♦ alone)
+    assert put_out == ["9D", "9C", "TC"] and state.farmer == S
+
+
+def test_the_rules_call_a_redeal_against_the_other_sides_trump():
+    state = redeal_state()  # South (west's opponent) made hearts: West calls the redeal
+    action = PLAYERS["medium"](E.player_view(state, W), random.Random(0))
+    assert action == {"type": "redeal"}
+
+
+def test_hard_deals_the_joker_among_the_hidden_cards_and_the_farmer_knows_its_kitty():
+    state = joker_up_state()
+    state.apply_action(EAST, E.name_suit(E.HEARTS))
+    seen = E.read_view(E.player_view(state, S))
+    assert seen.upcard_suit == E.HEARTS
+    hands, kitty = sample_hidden(seen, random.Random(2))
+    everything = 0
+    for mask in hands:
+        everything |= mask
+    for c in kitty:
+        everything |= E.BIT[c]
+    assert everything == E.deck_mask(True)  # the 25 cards, the joker (turned up) in the kitty
+    assert E.JOKER in kitty
+
+    farmed = farm_state()
+    for card in ("9C", "9D", "TC"):
+        farmed.apply_action(S, E.farm(E.parse_card(card)))
+    mine = E.read_view(E.player_view(farmed, S))
+    assert mine.my_farm is not None and mine.farmer == S
+    assert mine.kitty_known & E.BIT[E.parse_card("9C")]  # what it put out is in the kitty
+    theirs = E.read_view(E.player_view(farmed, W))
+    assert theirs.farmer == S and theirs.my_farm is None
+    assert not theirs.kitty_known & E.BIT[E.parse_card("9C")]
+
+
+def test_hard_plays_a_joker_match_from_each_seat():
+    state = E.MatchState(E.Options(joker=True, farmers_hand=True), first_dealer=1)
+    rng = random.Random(5)
+    state.deal(E.seeded_deck(rng, joker=True))
+    hard = PLAYERS["hard"]
+    while state.turn is not None:
+        view = E.player_view(state, state.turn)
+        action = hard(view, rng)
+        assert action in view["legal_actions"]
+        state.apply_action(state.turn, E.action_from_dict(action))
+
+
+def test_hints_explain_the_variants_decisions():
+    state = farm_state()
+    hint = recommend(E.player_view(state, S), random.Random(0))
+    assert hint["action"]["type"] == "farm" and "farmer" in hint["explanation"]
+
+    state = redeal_state()
+    hint = recommend(E.player_view(state, W), random.Random(0))
+    assert hint["action"] == {"type": "redeal"} and "no ace" in hint["explanation"]
+
+    state = joker_up_state()
+    hint = recommend(E.player_view(state, EAST), random.Random(0))
+    assert hint["action"]["type"] == "name_suit" and "joker" in hint["explanation"]
