@@ -20,9 +20,10 @@ alpha-beta over the remaining tricks, one card at a time, with
 
 Everything about cards comes from the engine: the legal plays (follow the effective
 suit led if you can, games.engine.SUIT_MASK and EFFECTIVE_SUIT), who wins a trick
-(STRENGTH, as games.engine.trick_winner_index), the deck (DECK), and who sits out;
-nothing here assumes 24 cards. The tests check the solver against plain minimax over
-the engine's own legal_actions and apply_action.
+(STRENGTH, as games.engine.trick_winner_index), every card there is (DECK_WITH_JOKER: the
+joker option's 25th card too), and who sits out; nothing here assumes 24 cards. The
+tests check the solver against plain minimax over the engine's own legal_actions and
+apply_action.
 
 Before the play (bidding, the discard, defending alone) `action_values` searches the
 rest of the bidding with every card shown too: each seat picks the bid best for its
@@ -47,7 +48,7 @@ from games.engine import (
     BID1,
     BID2,
     BIT,
-    DECK,
+    DECK_WITH_JOKER,
     DEFEND,
     DISCARD,
     EFFECTIVE_SUIT,
@@ -64,7 +65,7 @@ logger = logging.getLogger(__name__)
 
 # Beyond this many entries a solver's table is emptied (the memory of one process).
 TABLE_LIMIT = 200_000
-_SHIFT = len(DECK)
+_SHIFT = len(DECK_WITH_JOKER)
 
 
 def _popcount(mask: int) -> int:
@@ -83,9 +84,9 @@ class PySolver:
         self.out = tuple(bool(o) for o in out)
         eff = EFFECTIVE_SUIT[trump]
         suits = range(len(SUIT_MASK[trump]))
-        self.power = tuple(STRENGTH[trump][eff[c]][c] for c in DECK)
-        self.follow = tuple(SUIT_MASK[trump][eff[c]] for c in DECK)
-        self.lead_strength = tuple(STRENGTH[trump][eff[c]] for c in DECK)
+        self.power = tuple(STRENGTH[trump][eff[c]][c] for c in DECK_WITH_JOKER)
+        self.follow = tuple(SUIT_MASK[trump][eff[c]] for c in DECK_WITH_JOKER)
+        self.lead_strength = tuple(STRENGTH[trump][eff[c]] for c in DECK_WITH_JOKER)
         # Each effective suit's cards, strongest first.
         self.suit_order = tuple(
             tuple(sorted(cards_of(SUIT_MASK[trump][s]), key=lambda c: -self.power[c]))
@@ -391,10 +392,11 @@ class CSolver:
         self.trump, self.makers, self.out = py.trump, py.makers, py.out
         self.suit_mask, self.suit_order = py.suit_mask, py.suit_order
         self._moves = py._moves
-        n = len(DECK)
+        n = len(DECK_WITH_JOKER)
         u64, i32, u8 = ctypes.c_uint64, ctypes.c_int, ctypes.c_uint8
         follow = (u64 * n)(*py.follow)
-        strength = (u8 * (n * n))(*[py.lead_strength[lead][c] for lead in DECK for c in DECK])
+        cards = DECK_WITH_JOKER
+        strength = (u8 * (n * n))(*[py.lead_strength[lead][c] for lead in cards for c in cards])
         power = (i32 * n)(*py.power)
         suits = len(py.suit_mask)
         suit_mask = (u64 * suits)(*py.suit_mask)
