@@ -14,7 +14,7 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
 from games import engine as E
@@ -24,7 +24,13 @@ from games.errors import BadInput, Conflict, NotFound, Unprocessable, from_rule_
 from games.events import NewEvent
 from games.levels import DEFAULT_LEVEL, LEVELS
 from games.models import IdempotentResponse, Match, MatchStatus, Seat, SeatKind
-from games.selectors import is_match_id, player_view_get
+from games.selectors import (
+    is_match_id,
+    match_with_seats,
+    player_view_get,
+    seat_of_user,
+    seats_of,
+)
 from games.turns import plays_for_computer, schedule_computer_turn, seat_to_act
 
 MIN_TURN_SECONDS, MAX_TURN_SECONDS = 5, 3600
@@ -261,7 +267,9 @@ def _callers_seat(match: Match, user: AbstractBaseUser) -> Seat:
 
 
 def _back_if_away(match: Match, seat_index: int) -> list[NewEvent]:
-    seat = match.seats.filter(index=seat_index, away=True).first()
+    # The seat object the match holds (seats_of), so that the view answered after the
+    # action shows it back.
+    seat = next((s for s in seats_of(match) if s.index == seat_index and s.away), None)
     if seat is None:
         return []
     seat.away, seat.bot_level = False, ""
@@ -275,17 +283,27 @@ def _back_if_away(match: Match, seat_index: int) -> list[NewEvent]:
 def action_submit(
     *,
     match_id: Any,
-    seat_index: int,
+    seat_index: int | None = None,
     action: dict[str, Any],
     expected_seq: int | None = None,
     idempotency_key: str | None = None,
     user: AbstractBaseUser | None = None,
 ) -> ActionResponse:
     """Apply one seat's action. `user` is the person acting (None for a computer player,
-    whose answer is an empty body); with an idempotency key, a repeated request gets the
-    first response again."""
+    whose answer is an empty body); their seat is found under the match's row lock
+    (`seat_index` need not be given; NotFound if they have none). With an idempotency
+    key, a repeated request gets the first response again.
+
+    The match's row, locked, and its seats come in one query; with the folded state
+    cached in this process for the seq just read (games.eventlog), an action is that
+    query, the events' insert, the match's update and the commit."""
     with transaction.atomic():
-        match = _locked_match(match_id)
+        match = _locked_match(match_id, with_seats=True)
+        if user is not None:
+            seat = seat_of_user(match, user)
+            if seat is None or (seat_index is not None and seat.index != seat_index):
+                raise NotFound()
+            seat_index = seat.index
         if idempotency_key is not None:
             fingerprint = request_fingerprint("match_action", match.pk, action, expected_seq)
             stored = IdempotentResponse.objects.filter(user=user, key=idempotency_key).first()
@@ -342,9 +360,11 @@ def request_fingerprint(endpoint: str, match_id: Any, *parts: Any) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def _locked_match(match_id: Any) -> Match:
+def _locked_match(match_id: Any, with_seats: bool = False) -> Match:
     match = None
-    if is_match_id(match_id):
+    if is_match_id(match_id) and with_seats:
+        match = match_with_seats(match_id, lock=True)
+    elif is_match_id(match_id):
         match = Match.objects.select_for_update().filter(pk=match_id).first()
     if match is None:
         raise NotFound()
@@ -373,13 +393,44 @@ def _commit_events(match: Match, folded: eventlog.Folded, events: list[NewEvent]
     match.awaiting_computer = plays_for_computer(to_act)
     previous_deadline = match.turn_deadline
     match.turn_deadline = timers.deadline(match, to_act, events)
-    match.save()
+    _save_match(match)
     eventlog.remember_on_commit(match, folded)
     live.publish_on_commit(match)
     if match.awaiting_computer:
         schedule_computer_turn(match)
     elif match.turn_deadline is not None and match.turn_deadline != previous_deadline:
         timers.schedule_timeout(match)
+
+
+# What _commit_events (and the projections it runs) change on the match's row; nothing
+# else of a match changes after it is created.
+_COMMITTED_FIELDS = (
+    "seq",
+    "status",
+    "score_ns",
+    "score_we",
+    "winner_team",
+    "hands_played",
+    "finished_at",
+    "awaiting_computer",
+    "turn_deadline",
+    "updated_at",
+)
+
+
+def _save_match(match: Match) -> None:
+    """UPDATE the match's row with what a commit of events changed, in plain SQL (Model.save
+    composing its query cost more CPU than the engine's work for an action)."""
+    match.updated_at = timezone.now()
+    with connection.cursor() as cursor:
+        cursor.execute(_UPDATE_MATCH, [getattr(match, f) for f in _COMMITTED_FIELDS] + [match.pk])
+
+
+_UPDATE_MATCH = "UPDATE {table} SET {columns} WHERE {pk} = %s".format(
+    table=Match._meta.db_table,
+    columns=", ".join(f"{Match._meta.get_field(f).column} = %s" for f in _COMMITTED_FIELDS),
+    pk=Match._meta.pk.column,
+)
 
 
 def _all_seats_taken(match: Match) -> bool:
