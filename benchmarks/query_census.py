@@ -15,13 +15,17 @@ from typing import Any
 from django.db import connection
 
 _WORDS = re.compile(r"\s+")
+_SUBQUERY = re.compile(r"\([^()]*\)")
 
 
 def statement(sql: str) -> str:
     """A statement's shape: its verb and table (`SELECT games_match FOR UPDATE`)."""
     sql = _WORDS.sub(" ", sql.strip())
     verb = sql.split(" ", 1)[0].upper()
-    table = re.search(r'(?:FROM|INTO|UPDATE) "?([a-z_]+)"?', sql)
+    outer = sql
+    while _SUBQUERY.search(outer):  # the statement's own table, not a subquery's
+        outer = _SUBQUERY.sub("", outer)
+    table = re.search(r'(?:FROM|INTO|UPDATE) "?([a-z_]+)"?', outer)
     shape = f"{verb} {table.group(1)}" if table else sql[:40]
     if verb == "SELECT" and "FOR UPDATE" in sql:
         shape += " FOR UPDATE"

@@ -267,17 +267,18 @@ class Folded:
     commitment: str | None  # the commitment to the newest deal
 
 
-def load(match: Match) -> Folded:
-    """The state after the match's newest event, `match.seq`."""
+def load(match: Match, upto: int | None = None) -> Folded:
+    """The state after the match's newest event, `match.seq` (or after event `upto`)."""
+    upto = match.seq if upto is None else upto
     replayer = Replayer()
     cached = _cache.get(match.pk)
     seq = 0
-    if cached is not None and cached[0] <= match.seq:
+    if cached is not None and cached[0] <= upto:
         seq, state, replayer.commitment = cached
         replayer.state, replayer.index = state.clone(), seq
-    if seq < match.seq:
+    if seq < upto:
         # Only up to match.seq: events committed after the row was read belong to a later view.
-        events = Event.objects.filter(match=match, seq__gt=seq, seq__lte=match.seq)
+        events = Event.objects.filter(match=match, seq__gt=seq, seq__lte=upto)
         for event in events.order_by("seq"):
             replayer.feed(event.type, event.seat, event.payload)
     return Folded(replayer.state, replayer.commitment)

@@ -32,7 +32,8 @@ PLAY_COMPUTER_TURN = "bots.tasks.play_computer_turn"  # (match_id, expected_seq)
 COMPUTE_HINT = "bots.tasks.compute_hint"  # (hint_id,)
 TIME_OUT_TURN = "games.tasks.time_out_turn"  # (match_id,)
 SWEEP_WAITING_MATCHES = "games.tasks.sweep_waiting_matches"  # (), sent by celery beat
-TASK_NAMES = (PLAY_COMPUTER_TURN, COMPUTE_HINT, TIME_OUT_TURN, SWEEP_WAITING_MATCHES)
+PRUNE = "games.tasks.prune"  # (), sent by celery beat
+TASK_NAMES = (PLAY_COMPUTER_TURN, COMPUTE_HINT, TIME_OUT_TURN, SWEEP_WAITING_MATCHES, PRUNE)
 
 log = logging.getLogger(__name__)
 _local = threading.local()
