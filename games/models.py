@@ -156,7 +156,11 @@ class EventQuerySet(models.QuerySet):
 class Event(models.Model):
     """One entry of a match's append-only log. Written only by games.eventlog."""
 
-    match = models.ForeignKey(Match, on_delete=models.PROTECT, related_name="events")
+    # No index of its own: the unique (match, seq) index leads with the match and serves
+    # every read of a match's events (an index on the match alone cost ~30 bytes an event).
+    match = models.ForeignKey(
+        Match, on_delete=models.PROTECT, related_name="events", db_index=False
+    )
     seq = models.PositiveIntegerField()
     type = models.CharField(max_length=32)
     seat = models.PositiveSmallIntegerField(null=True, blank=True)
