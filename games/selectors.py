@@ -115,7 +115,11 @@ def _attach_seats(match: Match, rows: list[dict[str, Any]]) -> None:
             user._state.adding, user._state.db = False, match._state.db
             Seat.user.field.set_cached_value(seat, user)
         seats.append(seat)
-    match._prefetched_objects_cache = {"seats": seats}
+    # As prefetch_related leaves it: a queryset holding the rows (so .filter() still
+    # works, as a new query).
+    prefetched = match.seats.get_queryset()
+    prefetched._result_cache, prefetched._prefetch_done = seats, True
+    match._prefetched_objects_cache = {"seats": prefetched}
 
 
 def seats_of(match: Match) -> list[Seat]:

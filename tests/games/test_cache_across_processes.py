@@ -90,3 +90,19 @@ def test_a_seat_left_in_another_process_cannot_act_here():
     in_second_process("leave", match_id, names[turn])
     answer = act(clients[turn], match_id, {**state["view"]["legal_actions"][0]})
     assert answer.status_code == 404, answer.content
+
+
+@pytest.mark.django_db
+def test_a_match_read_with_its_seats_answers_them_without_a_query(django_assert_num_queries):
+    from games import selectors
+
+    names = ("s", "w", "n", "e")
+    clients = [make_player(name)[1] for name in names]
+    match_id = four_player_match(clients)
+    with django_assert_num_queries(1):
+        match = selectors.match_with_seats(match_id)
+        seats = selectors.seats_of(match)
+        assert [seat.user.get_username() for seat in seats] == list(names)
+        assert [seat.index for seat in match.seats.all()] == [0, 1, 2, 3]
+    with django_assert_num_queries(1):  # a filter is a query of its own, as after a prefetch
+        assert match.seats.filter(index=2).select_related("user").get().user.username == "n"
