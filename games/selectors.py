@@ -74,6 +74,10 @@ def match_with_seats(match_id: Any, *, lock: bool = False) -> Match | None:
     `lock`: SELECT ... FOR UPDATE of the match's row (not the seats'). `match.seats.all()`
     then answers from what was read (see `seats_of`). `match_id` is a match id
     (is_match_id)."""
+    if connection.vendor != "postgresql":  # the embedded default (SQLite): the ORM's way
+        matches = Match.objects.select_for_update() if lock else Match.objects
+        match = matches.filter(pk=match_id).prefetch_related("seats__user").first()
+        return match
     sql, fields = _match_with_seats_sql()
     if lock:
         sql += " FOR UPDATE OF m"
