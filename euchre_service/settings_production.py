@@ -73,7 +73,7 @@ if not REDIS_URL:
     )
 CACHES = {
     "default": {
-        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "BACKEND": "games.redis_cache.SharedPoolRedisCache",  # one bounded pool a process
         "LOCATION": REDIS_URL,
         "KEY_PREFIX": os.environ.get("CACHE_KEY_PREFIX", "euchre"),
         "OPTIONS": CACHE_OPTIONS,  # noqa: F405

@@ -8,7 +8,9 @@ import math
 import re
 from typing import Any
 
+from django.utils import timezone
 from knox import auth as knox_auth
+from knox.signals import token_expired
 from rest_framework import exceptions, parsers
 
 MAX_JSON_DEPTH = 32  # far deeper than any request needs (a match is 3 levels deep)
@@ -57,9 +59,23 @@ def _refuse_unusable(data: Any) -> None:
 class TokenAuthentication(knox_auth.TokenAuthentication):
     """knox's token authentication, answering a token that is not printable ASCII with
     401 `authentication_failed` (knox decodes the header's bytes as UTF-8 and raised on
-    anything else; knox tokens are hex)."""
+    anything else; knox tokens are hex).
+
+    knox also reads every other token of the user on every request, to delete the
+    expired ones (its `_cleanup_token`): a second query per request, up to
+    TOKEN_LIMIT_PER_USER rows. Here a request checks its own token's expiry only (an
+    expired token is refused and deleted, as knox does), and the others expire where
+    they are: the periodic `games.tasks.prune` deletes them (games.accounts)."""
 
     def authenticate_credentials(self, token: bytes) -> Any:
         if not (token.isascii() and token.decode("ascii").isprintable()):
             raise exceptions.AuthenticationFailed("Invalid token.")
         return super().authenticate_credentials(token)
+
+    def _cleanup_token(self, auth_token: Any) -> bool:
+        if auth_token.expiry is not None and auth_token.expiry < timezone.now():
+            username = auth_token.user.get_username()
+            auth_token.delete()
+            token_expired.send(sender=self.__class__, username=username, source="auth_token")
+            return True
+        return False

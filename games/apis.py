@@ -671,20 +671,23 @@ class MatchActionApi(APIView):
         ),
     )
     def post(self, request: Request, match_id: str) -> Response:
-        match, seat = selectors.match_for_user(match_id=match_id, user=request.user)
+        # The caller's seat is checked under the match's row lock (action_submit reads
+        # the match and its seats in one query); a request refused for its shape checks
+        # it first, so that a match not yours is a 404 whatever the body.
         serializer = self.MatchActionInputSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        action = dict(serializer.validated_data)
-        expected_seq = action.pop("expected_seq", None)
         key = request.headers.get("Idempotency-Key")
-        if key is not None and not IDEMPOTENCY_KEY.fullmatch(key):
+        key_ok = key is None or IDEMPOTENCY_KEY.fullmatch(key)
+        if not serializer.is_valid() or not key_ok:
+            selectors.match_for_user(match_id=match_id, user=request.user)
+            serializer.is_valid(raise_exception=True)
             raise BadInput(
                 "invalid_idempotency_key",
                 "An Idempotency-Key is 1 to 128 visible ASCII characters (no spaces), e.g. a UUID.",
             )
+        action = dict(serializer.validated_data)
+        expected_seq = action.pop("expected_seq", None)
         result = services.action_submit(
-            match_id=match.pk,
-            seat_index=seat,
+            match_id=match_id,
             action=action,
             expected_seq=expected_seq,
             idempotency_key=key,

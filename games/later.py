@@ -38,6 +38,7 @@ COMPUTE_HINT = "bots.tasks.compute_hint"  # (hint_id,)
 TIME_OUT_TURN = "games.tasks.time_out_turn"  # (match_id,)
 SWEEP_WAITING_MATCHES = "games.tasks.sweep_waiting_matches"  # (), sent by celery beat
 START_QUICKPLAY = "games.tasks.start_quickplay"  # (match_id,), when its wait is over
+PRUNE = "games.tasks.prune"  # (), sent by celery beat
 REVIEW_MATCH = "bots.tasks.review_match"  # (match_id,), on the review queue
 TASK_NAMES = (
     PLAY_COMPUTER_TURN,
@@ -46,6 +47,7 @@ TASK_NAMES = (
     SWEEP_WAITING_MATCHES,
     START_QUICKPLAY,
     REVIEW_MATCH,
+    PRUNE,
 )
 # Tasks that go to the review queue (settings.CELERY_REVIEW_QUEUE), not the default one:
 # work that may take seconds and that nobody at a table waits for. A worker of its own

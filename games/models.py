@@ -9,6 +9,7 @@ and `manage.py rebuild_projections` rewrites them from the log.
 import uuid
 
 from django.conf import settings
+from django.contrib.postgres.indexes import BrinIndex
 from django.db import models
 
 
@@ -182,7 +183,11 @@ class EventQuerySet(models.QuerySet):
 class Event(models.Model):
     """One entry of a match's append-only log. Written only by games.eventlog."""
 
-    match = models.ForeignKey(Match, on_delete=models.PROTECT, related_name="events")
+    # No index of its own: the unique (match, seq) index leads with the match and serves
+    # every read of a match's events (an index on the match alone cost ~30 bytes an event).
+    match = models.ForeignKey(
+        Match, on_delete=models.PROTECT, related_name="events", db_index=False
+    )
     seq = models.PositiveIntegerField()
     type = models.CharField(max_length=32)
     seat = models.PositiveSmallIntegerField(null=True, blank=True)
@@ -211,23 +216,37 @@ class Event(models.Model):
 
 
 class IdempotentResponse(models.Model):
-    """The response first given to a request that carried an Idempotency-Key."""
+    """What it takes to give again the response first given to a request that carried an
+    Idempotency-Key: its status, the match's seq after the action and the acting seat
+    (the seat's view is folded again from the log up to that seq), and the match's
+    summary fields that change (status, scores, seats...), not a whole view each.
+    Kept IDEMPOTENCY_KEY_HOURS (24), then deleted by the periodic games.tasks.prune."""
 
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE)
+    # No index of their own: the unique (user, key) index serves the user's, and a match
+    # is never deleted while its responses are kept (they expire within a day).
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, db_index=False)
     key = models.CharField(max_length=128)
-    match = models.ForeignKey(Match, on_delete=models.CASCADE)
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, db_index=False)
     # sha256 of what was asked (services.request_fingerprint): the same key with another
     # request is refused rather than answered with this one's response. Empty on rows
     # stored before it was kept.
     request_hash = models.CharField(max_length=64, blank=True, default="")
     status_code = models.PositiveSmallIntegerField()
-    body = models.JSONField()
+    # The whole response, as stored before issue 15 (such rows are replayed from it);
+    # None on rows stored since, which keep seq, seat and summary instead.
+    body = models.JSONField(null=True, blank=True)
+    seq = models.PositiveIntegerField(null=True, blank=True)
+    seat = models.PositiveSmallIntegerField(null=True, blank=True)
+    summary = models.JSONField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         constraints = [
             models.UniqueConstraint(fields=["user", "key"], name="idempotency_unique_key"),
         ]
+        # Rows are written in time order, so a BRIN index (a few pages for millions of
+        # rows) finds the expired ones for games.tasks.prune.
+        indexes = [BrinIndex(fields=["created_at"], name="idempotency_created_brin")]
 
     def __str__(self) -> str:
         return f"idempotency key {self.key} of user {self.user_id}"

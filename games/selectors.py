@@ -4,12 +4,15 @@ Every outbound path goes through here so that no seat ever sees another's
 hand, the kitty, or a deck before its hand is over.
 """
 
+import json
 import uuid
 from datetime import datetime
+from functools import lru_cache
 from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
+from django.db import connection
 from django.db.models import (
     BooleanField,
     Exists,
@@ -31,16 +34,121 @@ from games.models import Event, Match, MatchStatus, RematchOffer, RematchStatus,
 
 
 def match_for_user(*, match_id: Any, user: AbstractBaseUser) -> tuple[Match, int]:
-    """The match and the caller's seat; NotFound if there is no such match or no seat
-    for the caller at it (the two are indistinguishable from outside)."""
-    seat = (
-        Seat.objects.select_related("match").filter(match_id=match_id, user=user).first()
-        if is_match_id(match_id)
-        else None
-    )
+    """The match (its seats loaded with it) and the caller's seat; NotFound if there is
+    no such match or no seat for the caller at it (the two are indistinguishable from
+    outside)."""
+    match = match_with_seats(match_id) if is_match_id(match_id) else None
+    seat = None if match is None else seat_of_user(match, user)
     if seat is None:
         raise NotFound()
-    return seat.match, seat.index
+    return match, seat.index
+
+
+# The match's seats, each with its user's id and name, as one JSON array beside the
+# match's row: the match and its table in one round trip (and under the row lock, for
+# an action: the seats are then the committed ones, whichever process changed them).
+# Plain SQL rather than the ORM: this runs on every action and view, and composing the
+# query through the ORM cost more CPU than the rest of the action's own work.
+_SEATS_JSON = """(
+    SELECT jsonb_agg(jsonb_build_object(
+        'id', s.id, 'index', s.index, 'kind', s.kind, 'user_id', s.user_id,
+        'username', u.{username}, 'bot_level', s.bot_level, 'away', s.away
+    ) ORDER BY s.index)
+    FROM {seats} s LEFT JOIN {users} u ON u.{user_pk} = s.{seat_user}
+    WHERE s.{seat_match} = m.{match_pk}
+)"""
+
+
+@lru_cache(maxsize=1)
+def _match_with_seats_sql() -> tuple[str, list[Any]]:
+    User = get_user_model()
+    quote = connection.ops.quote_name
+    fields = list(Match._meta.concrete_fields)
+    seats_json = _SEATS_JSON.format(
+        username=quote(User._meta.get_field(User.USERNAME_FIELD).column),
+        users=quote(User._meta.db_table),
+        user_pk=quote(User._meta.pk.column),
+        seats=quote(Seat._meta.db_table),
+        seat_user=quote(Seat._meta.get_field("user").column),
+        seat_match=quote(Seat._meta.get_field("match").column),
+        match_pk=quote(Match._meta.pk.column),
+    )
+    columns = ", ".join(f"m.{quote(f.column)}" for f in fields)
+    sql = (
+        f"SELECT {columns}, {seats_json} FROM {quote(Match._meta.db_table)} m"
+        f" WHERE m.{quote(Match._meta.pk.column)} = %s"
+    )
+    return sql, fields
+
+
+def match_with_seats(match_id: Any, *, lock: bool = False) -> Match | None:
+    """The match with its seats (and their users' names) read in the same query;
+    `lock`: SELECT ... FOR UPDATE of the match's row (not the seats'). `match.seats.all()`
+    then answers from what was read (see `seats_of`). `match_id` is a match id
+    (is_match_id)."""
+    if connection.vendor != "postgresql":  # the embedded default (SQLite): the ORM's way
+        matches = Match.objects.select_for_update() if lock else Match.objects
+        match = matches.filter(pk=match_id).prefetch_related("seats__user").first()
+        return match
+    sql, fields = _match_with_seats_sql()
+    if lock:
+        sql += " FOR UPDATE OF m"
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [uuid.UUID(str(match_id))])
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    values = []
+    for field, value in zip(fields, row, strict=False):
+        for convert in field.get_db_converters(connection):
+            value = convert(value, None, connection)
+        values.append(value)
+    match = Match.from_db(connection.alias, [f.attname for f in fields], values)
+    seat_rows = row[-1]
+    _attach_seats(match, json.loads(seat_rows) if isinstance(seat_rows, str) else seat_rows or [])
+    return match
+
+
+def _attach_seats(match: Match, rows: list[dict[str, Any]]) -> None:
+    """Seat objects (with their users) from the rows read beside the match, put where
+    Django's prefetch would put them, so `match.seats.all()` makes no query."""
+    User = get_user_model()
+    seats = []
+    for row in rows:
+        seat = Seat(
+            id=row["id"],
+            match_id=match.pk,
+            index=row["index"],
+            kind=row["kind"],
+            user_id=row["user_id"],
+            bot_level=row["bot_level"],
+            away=row["away"],
+        )
+        seat._state.adding, seat._state.db = False, match._state.db
+        Seat.match.field.set_cached_value(seat, match)
+        if row["user_id"] is not None:
+            user = User(pk=row["user_id"], **{User.USERNAME_FIELD: row["username"]})
+            user._state.adding, user._state.db = False, match._state.db
+            Seat.user.field.set_cached_value(seat, user)
+        seats.append(seat)
+    # As prefetch_related leaves it: a queryset holding the rows (so .filter() still
+    # works, as a new query).
+    prefetched = match.seats.get_queryset()
+    prefetched._result_cache, prefetched._prefetch_done = seats, True
+    match._prefetched_objects_cache = {"seats": prefetched}
+
+
+def seats_of(match: Match) -> list[Seat]:
+    """The match's seats in order, with their users: the ones read with the match
+    (match_with_seats), else one query."""
+    prefetched = getattr(match, "_prefetched_objects_cache", {}).get("seats")
+    if prefetched is not None:
+        return sorted(prefetched, key=lambda seat: seat.index)
+    return list(match.seats.all().select_related("user").order_by("index"))
+
+
+def seat_of_user(match: Match, user: AbstractBaseUser) -> Seat | None:
+    return next((seat for seat in seats_of(match) if seat.user_id == user.pk), None)
 
 
 def match_for_viewer(*, match_id: Any, user: AbstractBaseUser) -> tuple[Match, int | None]:
@@ -177,7 +285,7 @@ def seats_summary(match: Match, viewer: int | None = None) -> list[dict[str, Any
             "away": seat.away,
             "present": seat.index in present,  # a live stream of theirs is open
         }
-        for seat in sorted(seats, key=lambda seat: seat.index)
+        for seat in seats_of(match)
     ]
 
 

@@ -9,13 +9,15 @@ the same path: action_submit.
 import hashlib
 import json
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
+from psycopg.types.json import Jsonb
 
 from games import engine as E
 from games import eventlog, fairness, live, projections, reviews, timers
@@ -24,7 +26,13 @@ from games.errors import BadInput, Conflict, NotFound, Unprocessable, from_rule_
 from games.events import NewEvent
 from games.levels import DEFAULT_LEVEL, LEVELS
 from games.models import IdempotentResponse, Match, MatchStatus, Seat, SeatKind, Visibility
-from games.selectors import is_match_id, player_view_get
+from games.selectors import (
+    is_match_id,
+    match_with_seats,
+    player_view_get,
+    seat_of_user,
+    seats_of,
+)
 from games.turns import plays_for_computer, schedule_computer_turn, seat_to_act
 
 MIN_TURN_SECONDS, MAX_TURN_SECONDS = 5, 3600
@@ -337,7 +345,9 @@ def _callers_seat(match: Match, user: AbstractBaseUser) -> Seat:
 
 
 def _back_if_away(match: Match, seat_index: int) -> list[NewEvent]:
-    seat = match.seats.filter(index=seat_index, away=True).first()
+    # The seat object the match holds (seats_of), so that the view answered after the
+    # action shows it back.
+    seat = next((s for s in seats_of(match) if s.index == seat_index and s.away), None)
     if seat is None:
         return []
     seat.away, seat.bot_level = False, ""
@@ -351,20 +361,30 @@ def _back_if_away(match: Match, seat_index: int) -> list[NewEvent]:
 def action_submit(
     *,
     match_id: Any,
-    seat_index: int,
+    seat_index: int | None = None,
     action: dict[str, Any],
     expected_seq: int | None = None,
     idempotency_key: str | None = None,
     user: AbstractBaseUser | None = None,
 ) -> ActionResponse:
     """Apply one seat's action. `user` is the person acting (None for a computer player,
-    whose answer is an empty body); with an idempotency key, a repeated request gets the
-    first response again."""
+    whose answer is an empty body); their seat is found under the match's row lock
+    (`seat_index` need not be given; NotFound if they have none). With an idempotency
+    key, a repeated request gets the first response again.
+
+    The match's row, locked, and its seats come in one query; with the folded state
+    cached in this process for the seq just read (games.eventlog), an action is that
+    query, the events' insert, the match's update and the commit."""
     with transaction.atomic():
-        match = locked_match(match_id)
+        match = locked_match(match_id, with_seats=True)
+        if user is not None:
+            seat = seat_of_user(match, user)
+            if seat is None or (seat_index is not None and seat.index != seat_index):
+                raise NotFound()
+            seat_index = seat.index
         if idempotency_key is not None:
             fingerprint = request_fingerprint("match_action", match.pk, action, expected_seq)
-            stored = IdempotentResponse.objects.filter(user=user, key=idempotency_key).first()
+            stored = _stored_response(user, idempotency_key)
             if stored is not None:
                 if stored.match_id != match.pk or stored.request_hash not in ("", fingerprint):
                     raise Unprocessable(
@@ -372,7 +392,9 @@ def action_submit(
                         "This Idempotency-Key was already used for a different request: "
                         "use a new key for a new request.",
                     )
-                return ActionResponse(stored.status_code, stored.body, replayed=True)
+                return ActionResponse(
+                    stored.status_code, _replayed_body(stored, match), replayed=True
+                )
         if match.status in (MatchStatus.FINISHED, MatchStatus.ABANDONED):
             raise Conflict("match_finished", "The match is over.", seq=match.seq)
         if match.status != MatchStatus.ACTIVE:
@@ -396,19 +418,97 @@ def action_submit(
         # A computer player's move answers nobody: skip building a view for it.
         body = player_view_get(match=match, seat=seat_index, folded=folded) if user else {}
         if idempotency_key is not None:
-            try:
-                with transaction.atomic():
-                    IdempotentResponse.objects.create(
-                        user=user,
-                        key=idempotency_key,
-                        match=match,
-                        request_hash=fingerprint,
-                        status_code=200,
-                        body=body,
-                    )
-            except IntegrityError as exc:  # pragma: no cover - the match lock makes this rare
-                raise Conflict("idempotency_key_reused", "Retry with the same key.") from exc
+            _store_response(user, idempotency_key, match, fingerprint, seat_index, body)
     return ActionResponse(200, body)
+
+
+# ---------------------------------------------------------------- idempotent responses
+
+# A response's fields that never change for a match (taken from the match at a replay)
+# and those that are this moment's (the live presence, and who is asking).
+_SUMMARY_STATIC = ("id", "options", "hints_allowed", "turn_seconds", "created_at", "seq")
+_SEAT_FIELDS = ("kind", "username", "level", "away")  # the rest: index, name, is_you, present
+
+
+def _stored_response(user: AbstractBaseUser | None, key: str) -> IdempotentResponse | None:
+    """The response stored for the key, unless it has expired (IDEMPOTENCY_KEY_HOURS):
+    an expired one not yet pruned is deleted, and the key is new again."""
+    stored = IdempotentResponse.objects.filter(user=user, key=key).first()
+    if stored is not None and stored.created_at < _idempotency_cutoff():
+        stored.delete()
+        return None
+    return stored
+
+
+def _idempotency_cutoff() -> Any:
+    return timezone.now() - timedelta(hours=settings.IDEMPOTENCY_KEY_HOURS)
+
+
+def _store_response(
+    user: AbstractBaseUser | None,
+    key: str,
+    match: Match,
+    fingerprint: str,
+    seat: int,
+    body: dict[str, Any],
+) -> None:
+    """Keep what a replay needs: the seq and seat (the view is folded again from the log)
+    and the summary's fields that change. One INSERT ... ON CONFLICT DO NOTHING: the match's
+    lock serializes requests on one match, so a conflict is the same user's key used at
+    once on another match, answered 409 (and this action rolled back with it)."""
+    summary = {k: v for k, v in body.items() if k not in (*_SUMMARY_STATIC, "you", "view")}
+    # Each seat's changing fields as a list in _SEAT_FIELDS order, in seat order.
+    summary["seats"] = [[row[k] for k in _SEAT_FIELDS] for row in body["seats"]]
+    if connection.vendor != "postgresql":  # the embedded default (SQLite)
+        try:
+            with transaction.atomic():
+                IdempotentResponse.objects.create(
+                    user=user, key=key, match=match, request_hash=fingerprint,
+                    status_code=200, seq=match.seq, seat=seat, summary=summary,
+                )  # fmt: skip
+        except IntegrityError as exc:
+            raise Conflict("idempotency_key_reused", "Retry with the same key.") from exc
+        return
+    with connection.cursor() as cursor:
+        cursor.execute(
+            _INSERT_RESPONSE,
+            [
+                user.pk if user is not None else None,
+                key,
+                match.pk,
+                fingerprint,
+                200,
+                match.seq,
+                seat,
+                Jsonb(summary),
+                timezone.now(),
+            ],
+        )
+        inserted = cursor.fetchone()
+    if inserted is None:
+        raise Conflict("idempotency_key_reused", "Retry with the same key.")
+
+
+_INSERT_RESPONSE = (
+    f"INSERT INTO {IdempotentResponse._meta.db_table}"
+    " (user_id, key, match_id, request_hash, status_code, seq, seat, summary, created_at)"
+    " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING RETURNING id"
+)
+
+
+def _replayed_body(stored: IdempotentResponse, match: Match) -> dict[str, Any]:
+    """The first response again: the seat's view folded from the log up to the stored seq,
+    the match's summary as it was then, presence as it is now."""
+    if stored.body is not None:  # stored whole, before issue 15
+        return stored.body
+    folded = eventlog.load(match, upto=stored.seq)
+    body = player_view_get(match=match, seat=stored.seat, folded=folded)
+    then = dict(stored.summary)
+    seats_then = then.pop("seats")
+    body.update(then, seq=stored.seq)
+    for row, values in zip(body["seats"], seats_then, strict=True):
+        row.update(zip(_SEAT_FIELDS, values, strict=True))
+    return body
 
 
 def request_fingerprint(endpoint: str, match_id: Any, *parts: Any) -> str:
@@ -418,9 +518,11 @@ def request_fingerprint(endpoint: str, match_id: Any, *parts: Any) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def locked_match(match_id: Any) -> Match:
+def locked_match(match_id: Any, with_seats: bool = False) -> Match:
     match = None
-    if is_match_id(match_id):
+    if is_match_id(match_id) and with_seats:
+        match = match_with_seats(match_id, lock=True)
+    elif is_match_id(match_id):
         match = Match.objects.select_for_update().filter(pk=match_id).first()
     if match is None:
         raise NotFound()
@@ -451,7 +553,7 @@ def _commit_events(match: Match, folded: eventlog.Folded, events: list[NewEvent]
     match.turn_seat = to_act.index if to_act is not None else None
     previous_deadline = match.turn_deadline
     match.turn_deadline = timers.deadline(match, to_act, events)
-    match.save()
+    _save_match(match)
     eventlog.remember_on_commit(match, folded)
     live.publish_on_commit(match)
     if any(e.type == V.MATCH_FINISHED for e in events):
@@ -460,6 +562,41 @@ def _commit_events(match: Match, folded: eventlog.Folded, events: list[NewEvent]
         schedule_computer_turn(match)
     elif match.turn_deadline is not None and match.turn_deadline != previous_deadline:
         timers.schedule_timeout(match)
+
+
+# What _commit_events (and the projections it runs) change on the match's row; nothing
+# else of a match changes after it is created.
+_COMMITTED_FIELDS = (
+    "seq",
+    "status",
+    "score_ns",
+    "score_we",
+    "winner_team",
+    "hands_played",
+    "finished_at",
+    "awaiting_computer",
+    "turn_seat",
+    "turn_deadline",
+    "updated_at",
+)
+
+
+def _save_match(match: Match) -> None:
+    """UPDATE the match's row with what a commit of events changed, in plain SQL (Model.save
+    composing its query cost more CPU than the engine's work for an action)."""
+    if connection.vendor != "postgresql":  # the embedded default (SQLite)
+        match.save(update_fields=_COMMITTED_FIELDS)
+        return
+    match.updated_at = timezone.now()
+    with connection.cursor() as cursor:
+        cursor.execute(_UPDATE_MATCH, [getattr(match, f) for f in _COMMITTED_FIELDS] + [match.pk])
+
+
+_UPDATE_MATCH = "UPDATE {table} SET {columns} WHERE {pk} = %s".format(
+    table=Match._meta.db_table,
+    columns=", ".join(f"{Match._meta.get_field(f).column} = %s" for f in _COMMITTED_FIELDS),
+    pk=Match._meta.pk.column,
+)
 
 
 def _all_seats_taken(match: Match) -> bool:

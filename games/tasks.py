@@ -3,14 +3,16 @@ run twice. Games queues tasks only by name, through games.later (which names the
 too); the computer players' and the hints' tasks are bots.tasks (bots sits above games)."""
 
 from datetime import timedelta
+from typing import Any
 
 from celery import shared_task
 from django.conf import settings
 from django.db import InterfaceError, OperationalError
 from django.utils import timezone
+from knox.models import get_token_model
 
 from games import later, quickplay
-from games.models import Hint, HintStatus, Match, MatchStatus, SeatKind
+from games.models import Hint, HintStatus, IdempotentResponse, Match, MatchStatus, SeatKind
 from games.services import match_abandon, seat_time_out
 from games.turns import enqueue_computer_turn
 
@@ -70,6 +72,28 @@ def start_table(match_id: str) -> bool:
     return quickplay.quickplay_start(match_id=match_id)
 
 
+PRUNE_BATCH = 5000
+
+
+def prune() -> dict[str, int]:
+    """Delete what has expired: idempotent responses older than IDEMPOTENCY_KEY_HOURS, and
+    device tokens past their expiry (a request checks only its own token's expiry:
+    games.api_classes). In batches, so that no one statement holds many row locks."""
+    cutoff = timezone.now() - timedelta(hours=settings.IDEMPOTENCY_KEY_HOURS)
+    responses = _delete_in_batches(IdempotentResponse.objects.filter(created_at__lt=cutoff))
+    tokens = _delete_in_batches(get_token_model().objects.filter(expiry__lt=timezone.now()))
+    return {"idempotent_responses": responses, "tokens": tokens}
+
+
+def _delete_in_batches(rows: Any) -> int:
+    deleted = 0
+    while True:
+        batch = list(rows.values_list("pk", flat=True)[:PRUNE_BATCH])
+        if not batch:
+            return deleted
+        deleted += rows.model.objects.filter(pk__in=batch).delete()[0]
+
+
 def time_out(match_id: str) -> bool:
     """Enforce the match's turn deadline if it has passed (a later deadline: no-op)."""
     return seat_time_out(match_id=match_id)
@@ -78,6 +102,7 @@ def time_out(match_id: str) -> bool:
 sweep_waiting_matches = shared_task(name=later.SWEEP_WAITING_MATCHES, ignore_result=True)(sweep)
 time_out_turn = shared_task(name=later.TIME_OUT_TURN, **SAFE_TASK)(time_out)
 start_quickplay = shared_task(name=later.START_QUICKPLAY, **SAFE_TASK)(start_table)
+prune_expired = shared_task(name=later.PRUNE, ignore_result=True)(prune)
 # The names these tasks had in bots.tasks before they moved here: a message queued under
 # one before the release that moved them (a timer's countdown, a sweep sent by beat) still
 # runs. Drop them a release later.

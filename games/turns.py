@@ -17,7 +17,10 @@ from games.models import Match, Seat, SeatKind
 
 
 def seat_to_act(match: Match, state: E.MatchState) -> Seat | None:
-    return None if state.turn is None else match.seats.filter(index=state.turn).first()
+    if state.turn is None:
+        return None
+    # Every seat (read with the match on the action path: no query then).
+    return next((seat for seat in match.seats.all() if seat.index == state.turn), None)
 
 
 def plays_for_computer(seat: Seat | None) -> bool:

@@ -14,7 +14,7 @@ from typing import Any
 
 from .cards import CARD_TEXT, SUIT_LETTERS
 from .errors import RuleError
-from .state import DEAL, NAME_SUIT, SEAT_NAMES, MatchState
+from .state import DEAL, FARM, NAME_SUIT, SEAT_NAMES, MatchState
 
 
 def _cards(cards: list[int] | tuple[int, ...]) -> list[str]:
@@ -109,8 +109,10 @@ def player_view(state: MatchState, seat: int) -> dict[str, Any]:
             hand["cards"] = _cards(state.hand_of(seat))
         if seat == state.dealer and state.discarded is not None:
             hand["my_discard"] = CARD_TEXT[state.discarded]
-        if seat == state.farmer or (state.farm_out and seat == state.turn):
-            # Only the farmer knows what it put out and what it took.
+        farming = state.phase == FARM and state.farm_out and seat == state.turn
+        if seat == state.farmer or farming:
+            # Only the farmer knows what it put out and what it took (once the exchange is
+            # done the turn moves on: the seat to act next is not the farmer).
             hand["my_farm"] = {"gave": _cards(state.farm_out), "got": _cards(state.farm_in)}
     legal = state.legal_actions() if state.turn == seat else ()
     view["legal_actions"] = [a.to_dict() for a in legal]

@@ -253,3 +253,31 @@ def test_a_beat_process_sends_the_sweep_that_requeues_a_lost_turn(real_broker):
     assert Event.objects.get(match=match, seq=seq + 1).seat == 1
     assert "Sending due task sweep-waiting-matches" in beat.log()
     assert "games.tasks.sweep_waiting_matches" in worker.log()
+
+
+def _sessions_so_far() -> int:
+    """PostgreSQL sessions ever opened to the test database (pg_stat_database)."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_stat_force_next_flush()")
+        cursor.execute("SELECT sessions FROM pg_stat_database WHERE datname = current_database()")
+        return cursor.fetchone()[0]
+
+
+def test_a_worker_keeps_its_database_connection_across_tasks(real_broker):
+    """Celery's Django fixup closed the connection around every task: one new PostgreSQL
+    session per task. With CONN_MAX_AGE, a worker now keeps its connection as an API
+    process does (euchre_service/celery.py)."""
+    worker = Worker(real_broker, DATABASE_CONN_MAX_AGE="60").start()
+    try:
+        before = _sessions_so_far()
+        tasks = 60
+        for _ in range(tasks):
+            sweep_waiting_matches.delay()
+        wait_until(lambda: worker.log().count("succeeded") >= tasks, 120, "every sweep run")
+        time.sleep(1.5)  # the worker's session statistics are flushed within a second
+        opened = _sessions_so_far() - before
+    finally:
+        worker.stop()
+    assert opened <= 3, f"{opened} new sessions for {tasks} tasks"

@@ -225,6 +225,22 @@ def test_a_farmers_exchange_and_what_each_seat_sees():
     assert E.player_view(state, W)["hand"]["bids"] == []  # the exchange is not a bid
 
 
+def test_the_seat_to_act_after_a_farmers_exchange_does_not_see_the_farmers_cards():
+    """A leak the HTTP leak test found: once the exchange was done, whoever's turn it was
+    saw the farmer's `my_farm` (the rule showed it to the seat to act while cards had been
+    put out, in any phase)."""
+    state = farm_hand()
+    for card in ("9C", "TC", "9D"):
+        state.apply_action(S, E.farm(E.parse_card(card)))
+    state.apply_action(S, E.PASS)  # South, the farmer, passes the bid: West to act
+    assert state.turn == W
+    view = E.player_view(state, W)
+    assert "my_farm" not in view["hand"]
+    for card in ("9C", "TC", "9D", "JC", "9S", "TS"):
+        assert f"'{card}'" not in repr(view)
+    assert E.player_view(state, S)["hand"]["my_farm"]["gave"] == ["9C", "TC", "9D"]
+
+
 def test_a_seat_that_passes_its_farmers_hand_is_not_asked_again():
     state = farm_hand()
     state.apply_action(S, E.PASS)

@@ -26,7 +26,7 @@ def cache_server(settings, tmp_path):
         server.start()
         settings.CACHES = {
             "default": {
-                "BACKEND": "django.core.cache.backends.redis.RedisCache",
+                "BACKEND": "games.redis_cache.SharedPoolRedisCache",
                 "LOCATION": server.url,
                 "OPTIONS": settings.CACHE_OPTIONS,
             }

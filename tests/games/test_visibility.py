@@ -238,7 +238,8 @@ def test_an_event_type_the_filter_does_not_know_shows_no_payload():
     from games import events, selectors
     from games.events import EVENT_TYPES
 
-    assert set(EVENT_TYPES) - events.PUBLIC_EVENT_TYPES == {"hand_dealt", "discard"}
+    hidden = {"hand_dealt", "discard", "farm_exchange"}
+    assert set(EVENT_TYPES) - events.PUBLIC_EVENT_TYPES == hidden
     secret = Event(seq=9, type="hand_peeked", seat=None, payload={"deck": ["9C"]})
     secret.created_at = timezone.now()
     assert selectors.event_for_seat(secret, 0, finished=False)["payload"] == {}

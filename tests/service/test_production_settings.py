@@ -138,7 +138,7 @@ def test_database_connections_persist_and_are_health_checked():
 def test_the_cache_is_redis_at_redis_url():
     env = production_env(REDIS_URL="redis://127.0.0.1:6379/3")
     cache = settings_of(env, "CACHES")["CACHES"]["default"]
-    assert cache["BACKEND"] == "django.core.cache.backends.redis.RedisCache"
+    assert cache["BACKEND"] == "games.redis_cache.SharedPoolRedisCache"
     assert cache["LOCATION"] == "redis://127.0.0.1:6379/3"
 
 
@@ -162,7 +162,7 @@ def test_without_redis_url_the_cache_is_the_brokers_redis():
     # Throttle counters must be shared by every API process: never a per-process cache.
     env = production_env(CELERY_BROKER_URL="redis://127.0.0.1:6379/7")
     cache = settings_of(env, "CACHES")["CACHES"]["default"]
-    assert cache["BACKEND"] == "django.core.cache.backends.redis.RedisCache"
+    assert cache["BACKEND"] == "games.redis_cache.SharedPoolRedisCache"
     assert cache["LOCATION"] == "redis://127.0.0.1:6379/7"
 
 

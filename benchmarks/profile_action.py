@@ -1,0 +1,206 @@
+"""Where an action POST's CPU goes, in one process: CPU time per request and cProfile.
+
+    .venv/bin/python benchmarks/profile_action.py       # 400 moves timed, 400 profiled
+    .venv/bin/python benchmarks/profile_action.py --moves 1000 --top 30
+
+Makes a fresh database (euchre_bench_profile, dropped at the end) and uses Redis
+databases 10 and 11, with the benchmark's settings (benchmarks/bench_settings.py:
+production settings, throttles raised, CELERY_TASK_ALWAYS_EAGER=1). In this process,
+through Django's test client (the whole middleware and DRF stack, no HTTP socket), with
+CPU time (time.process_time) throughout, so waiting on PostgreSQL is not counted:
+
+  1. four people at a match, every move a GET of the view and a POST of the first legal
+     action with expected_seq, as benchmarks/api.py --bots none does: --moves moves
+     timed, CPU per POST and per GET, the same for the ceiling's POST and GET
+     /bench/ping; then --moves more under cProfile, printing the functions with the most
+     CPU of their own and the most cumulative CPU;
+  2. one person against three Medium computer players, their turns run in this process
+     (eager): prints the CPU of one computer move (the task: load, choose, submit,
+     commit), measured around each task call.
+"""
+
+import argparse
+import cProfile
+import io
+import os
+import pstats
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from benchmarks._server import Stack  # noqa: E402
+
+PEOPLE = [{"kind": "me"}, {"kind": "open"}, {"kind": "open"}, {"kind": "open"}]
+MEDIUM = [{"kind": "me"}, *[{"kind": "computer", "level": "medium"}] * 3]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--moves", type=int, default=400, help="person moves profiled (400)")
+    parser.add_argument("--computer-posts", type=int, default=60, help="eager POSTs (60)")
+    parser.add_argument("--top", type=int, default=25, help="profile lines (25)")
+    parser.add_argument("--dump", help="also write the action POSTs' profile here (pstats)")
+    parser.add_argument(
+        "--database-url", default="postgres://postgres@127.0.0.1:5432/euchre_bench_profile"
+    )
+    parser.add_argument("--redis-url", default="redis://127.0.0.1:6379")
+    parser.add_argument("--broker-db", type=int, default=10)
+    parser.add_argument("--cache-db", type=int, default=11)
+    args = parser.parse_args()
+    stack = Stack(
+        database_url=args.database_url,
+        redis_url=args.redis_url,
+        broker_db=args.broker_db,
+        cache_db=args.cache_db,
+        port=0,
+        eager=True,
+        log_dir=Path(tempfile.mkdtemp(prefix="euchre-profile-")),
+    )
+    stack.create_database()
+    stack.flush_redis()
+    try:
+        stack.migrate()
+        os.environ.update(stack.env())
+        import django
+
+        django.setup()
+        run(args)
+    finally:
+        from django.db import connections
+
+        connections.close_all()
+        stack.flush_redis()
+        stack.drop_database()
+    return 0
+
+
+def run(args: argparse.Namespace) -> None:
+    from django.contrib.auth import get_user_model
+    from django.test import Client
+    from knox.models import get_token_model
+
+    User = get_user_model()
+    tokens = []
+    for i in range(4):
+        user = User.objects.create(username=f"profile{i}")
+        tokens.append(get_token_model().objects.create(user=user)[1])
+    client = Client(HTTP_HOST="127.0.0.1")
+
+    def call(method: str, path: str, body: dict | None = None, seat: int = 0):
+        auth = {"HTTP_AUTHORIZATION": f"Token {tokens[seat]}"}
+        if method == "GET":
+            return client.get(path, **auth)
+        return client.post(path, body, content_type="application/json", **auth)
+
+    def new_match(seats: list[dict]) -> str:
+        match_id = call("POST", "/api/v1/matches", {"seats": seats}).json()["id"]
+        if seats is PEOPLE:
+            for other in (1, 2, 3):
+                call("POST", f"/api/v1/matches/{match_id}/join", {"seat": other}, seat=other)
+        return match_id
+
+    # CPU time, not wall time: waiting on PostgreSQL is not where the CPU goes. The first
+    # half of the moves is timed without the profiler (it slows everything), the second
+    # half profiled.
+    profile = cProfile.Profile(time.process_time)
+    cpu = {"POST action": [], "GET view": [], "POST ping": [], "GET ping": []}
+    match_id, seat, done = None, 0, 0
+    while done < 2 * args.moves:
+        if match_id is None:
+            match_id, seat = new_match(PEOPLE), 0
+        t = time.process_time()
+        view = call("GET", f"/api/v1/matches/{match_id}", seat=seat).json()
+        if done < args.moves:
+            cpu["GET view"].append(time.process_time() - t)
+        if view["status"] == "finished":
+            match_id = None
+            continue
+        legal = view["view"]["legal_actions"]
+        if not legal:
+            seat = view["view"]["turn"]
+            continue
+        body = {**legal[0], "expected_seq": view["seq"]}
+        profiled = done >= args.moves
+        t = time.process_time()
+        if profiled:
+            profile.enable()
+        answer = call("POST", f"/api/v1/matches/{match_id}/actions", body, seat=seat)
+        if profiled:
+            profile.disable()
+        else:
+            cpu["POST action"].append(time.process_time() - t)
+        assert answer.status_code == 200, answer.content
+        turn = answer.json()["view"]["turn"]
+        seat = turn if turn is not None else seat
+        done += 1
+    for i in range(args.moves):
+        t = time.process_time()
+        call("GET", "/bench/ping")
+        cpu["GET ping"].append(time.process_time() - t)
+        t = time.process_time()
+        call("POST", "/bench/ping", {"note": f"n{i}"})
+        cpu["POST ping"].append(time.process_time() - t)
+
+    print(f"CPU per request in this process (time.process_time, mean over {args.moves}):")
+    for name, values in cpu.items():
+        values = sorted(values)
+        mean = sum(values) / len(values) * 1000
+        print(f"  {name:<12} {mean:6.2f} ms  (p50 {values[len(values) // 2] * 1000:.2f} ms)")
+    action = sum(cpu["POST action"]) / len(cpu["POST action"])
+    ping = sum(cpu["POST ping"]) / len(cpu["POST ping"])
+    print(f"  action POST / ceiling POST: {action / ping:.2f}  (goal <= 1.3)")
+    if args.dump:
+        profile.dump_stats(args.dump)
+    for order in ("tottime", "cumulative"):
+        out = io.StringIO()
+        stats = pstats.Stats(profile, stream=out)
+        stats.strip_dirs().sort_stats(order).print_stats(args.top)
+        print(f"\nprofile of the action POSTs, by {order}:")
+        print("\n".join(out.getvalue().splitlines()[4:]))
+
+    computer_moves(args, call, new_match)
+
+
+def computer_moves(args, call, new_match) -> None:
+    """CPU of each computer move played in this process (eager), around the task."""
+    from bots import tasks
+
+    spent: list[float] = []
+    original = tasks.play_computer_turn.run
+
+    def timed(*a, **k):
+        t = time.process_time()
+        try:
+            return original(*a, **k)
+        finally:
+            spent.append(time.process_time() - t)
+
+    tasks.play_computer_turn.run = timed
+    try:
+        match_id, posts = None, 0
+        while posts < args.computer_posts:
+            if match_id is None:
+                match_id = new_match(MEDIUM)
+            view = call("GET", f"/api/v1/matches/{match_id}").json()
+            if view["status"] == "finished":
+                match_id = None
+                continue
+            legal = view["view"]["legal_actions"]
+            body = {**legal[0], "expected_seq": view["seq"]}
+            assert call("POST", f"/api/v1/matches/{match_id}/actions", body).status_code == 200
+            posts += 1
+    finally:
+        tasks.play_computer_turn.run = original
+    spent.sort()
+    print(
+        f"\ncomputer players (Medium, eager, in this process): {len(spent)} moves, CPU per move"
+        f" mean {sum(spent) / len(spent) * 1000:.2f} ms, p50 {spent[len(spent) // 2] * 1000:.2f}"
+        f" ms, p95 {spent[int(len(spent) * 0.95)] * 1000:.2f} ms  (goal <= 2 ms)"
+    )
+
+
+if __name__ == "__main__":
+    sys.exit(main())

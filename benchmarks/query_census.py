@@ -1,0 +1,51 @@
+"""Benchmark-only middleware: the SQL statements a request ran, counted in the server.
+
+A request that carries `X-Bench-Queries: 1` gets back `X-Bench-Queries`: a JSON list of
+its statements, each cut to its first words (the commit is not a statement Django runs
+through a cursor, so it is not listed: add one round trip for it). Requests without the
+header run untouched, so the measured phases pay nothing for it. Installed by
+benchmarks/bench_settings.py with BENCHMARK_ENDPOINTS=1 only.
+"""
+
+import json
+import re
+from collections.abc import Callable
+from typing import Any
+
+from django.db import connection
+
+_WORDS = re.compile(r"\s+")
+_SUBQUERY = re.compile(r"\([^()]*\)")
+
+
+def statement(sql: str) -> str:
+    """A statement's shape: its verb and table (`SELECT games_match FOR UPDATE`)."""
+    sql = _WORDS.sub(" ", sql.strip())
+    verb = sql.split(" ", 1)[0].upper()
+    outer = sql
+    while _SUBQUERY.search(outer):  # the statement's own table, not a subquery's
+        outer = _SUBQUERY.sub("", outer)
+    table = re.search(r'(?:FROM|INTO|UPDATE) "?([a-z_]+)"?', outer)
+    shape = f"{verb} {table.group(1)}" if table else sql[:40]
+    if verb == "SELECT" and "FOR UPDATE" in sql:
+        shape += " FOR UPDATE"
+    return shape
+
+
+class QueryCensusMiddleware:
+    def __init__(self, get_response: Callable[[Any], Any]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: Any) -> Any:
+        if request.META.get("HTTP_X_BENCH_QUERIES") != "1":
+            return self.get_response(request)
+        seen: list[str] = []
+
+        def record(execute, sql, params, many, context):  # noqa: ANN001 - Django's signature
+            seen.append(statement(sql))
+            return execute(sql, params, many, context)
+
+        with connection.execute_wrapper(record):
+            response = self.get_response(request)
+        response["X-Bench-Queries"] = json.dumps(seen)
+        return response

@@ -1,0 +1,156 @@
+"""PostgreSQL bytes per finished match: events, projections and idempotent responses.
+
+    .venv/bin/python benchmarks/storage.py                # 8 matches, four people each
+    .venv/bin/python benchmarks/storage.py --matches 20
+
+Makes a fresh database (euchre_bench_storage, dropped at the end; Redis databases 10
+and 11), with the benchmark's settings, and plays --matches whole matches in this
+process through Django's test client: four people a match, every action a POST with its
+own Idempotency-Key (as a careful client retries), first legal action. Then prints, per
+finished match, the rows and the bytes each table takes with its indexes
+(pg_total_relation_size after VACUUM, so dead rows are not counted), the events and the
+projections together (the goal: at most 50 KB), and the idempotent responses. A row
+counts its columns and header, plus its share of the indexes; the size on disk in whole
+pages is printed beside it (it over-counts a short run: every table and index has a
+first page or few however few rows it holds).
+"""
+
+import argparse
+import os
+import sys
+import tempfile
+import uuid
+from pathlib import Path
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from benchmarks._server import Stack  # noqa: E402
+
+PEOPLE = [{"kind": "me"}, {"kind": "open"}, {"kind": "open"}, {"kind": "open"}]
+TABLES = {
+    "games_event": "events",
+    "games_hand": "projections",
+    "games_match": "projections",
+    "games_seat": "projections",
+    "games_idempotentresponse": "idempotent responses",
+}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--matches", type=int, default=8)
+    parser.add_argument(
+        "--database-url", default="postgres://postgres@127.0.0.1:5432/euchre_bench_storage"
+    )
+    parser.add_argument("--redis-url", default="redis://127.0.0.1:6379")
+    parser.add_argument("--broker-db", type=int, default=10)
+    parser.add_argument("--cache-db", type=int, default=11)
+    args = parser.parse_args()
+    stack = Stack(
+        database_url=args.database_url,
+        redis_url=args.redis_url,
+        broker_db=args.broker_db,
+        cache_db=args.cache_db,
+        port=0,
+        eager=True,
+        log_dir=Path(tempfile.mkdtemp(prefix="euchre-storage-")),
+    )
+    stack.create_database()
+    stack.flush_redis()
+    try:
+        stack.migrate()
+        os.environ.update(stack.env())
+        import django
+
+        django.setup()
+        play(args.matches)
+        from django.db import connections
+
+        connections.close_all()
+        report(stack, args.matches)
+    finally:
+        from django.db import connections
+
+        connections.close_all()
+        stack.flush_redis()
+        stack.drop_database()
+    return 0
+
+
+def play(matches: int) -> None:
+    from django.contrib.auth import get_user_model
+    from django.test import Client
+    from knox.models import get_token_model
+
+    User = get_user_model()
+    tokens = []
+    for i in range(4):
+        user = User.objects.create(username=f"storage{i}")
+        tokens.append(get_token_model().objects.create(user=user)[1])
+    client = Client(HTTP_HOST="127.0.0.1")
+
+    def call(method: str, path: str, body: dict | None = None, seat: int = 0, **headers):
+        auth = {"HTTP_AUTHORIZATION": f"Token {tokens[seat]}", **headers}
+        if method == "GET":
+            return client.get(path, **auth)
+        return client.post(path, body, content_type="application/json", **auth)
+
+    for _ in range(matches):
+        match_id = call("POST", "/api/v1/matches", {"seats": PEOPLE}).json()["id"]
+        for other in (1, 2, 3):
+            call("POST", f"/api/v1/matches/{match_id}/join", {"seat": other}, seat=other)
+        seat = 0
+        while True:
+            view = call("GET", f"/api/v1/matches/{match_id}", seat=seat).json()
+            if view["status"] == "finished":
+                break
+            legal = view["view"]["legal_actions"]
+            if not legal:
+                seat = view["view"]["turn"]
+                continue
+            answer = call(
+                "POST",
+                f"/api/v1/matches/{match_id}/actions",
+                {**legal[0], "expected_seq": view["seq"]},
+                seat=seat,
+                HTTP_IDEMPOTENCY_KEY=str(uuid.uuid4()),
+            )
+            assert answer.status_code == 200, answer.content
+
+
+def report(stack: Stack, matches: int) -> None:
+    import psycopg
+
+    with psycopg.connect(stack.database_url, autocommit=True) as conn:
+        conn.execute("VACUUM ANALYZE")
+        finished = conn.execute("SELECT count(*) FROM games_match WHERE status = 'finished'")
+        finished = finished.fetchone()[0]
+        print(f"benchmarks/storage.py: {finished} finished matches of four people, every")
+        print("  action with an Idempotency-Key; per finished match (table + its indexes):")
+        totals: dict[str, float] = {}
+        for table, part in TABLES.items():
+            # A row's bytes: its columns (pg_column_size of the row) and its header and line
+            # pointer (28 bytes); the indexes' share in proportion to their size on disk.
+            rows, heap = conn.execute(
+                f"SELECT count(*), coalesce(sum(pg_column_size(t.*) + 28), 0) FROM {table} t"
+            ).fetchone()
+            pages, index_pages = conn.execute(
+                "SELECT pg_table_size(%s), pg_indexes_size(%s)", (table, table)
+            ).fetchone()
+            size = heap * (1 + index_pages / pages) if pages else 0
+            totals[part] = totals.get(part, 0) + size
+            on_disk = (pages + index_pages) / finished / 1024
+            print(
+                f"  {table:<26} {rows / finished:8.1f} rows {size / finished / 1024:8.1f} KB"
+                f"  (on disk with indexes, whole pages: {on_disk:.1f} KB)"
+            )
+        events = totals["events"] + totals["projections"]
+        print(
+            f"  events + projections: {events / finished / 1024:.1f} KB a match"
+            f" (goal <= 50 KB: {'met' if events / finished <= 50 * 1024 else 'NOT met'});"
+            f" idempotent responses: {totals['idempotent responses'] / finished / 1024:.1f} KB"
+        )
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,108 @@
+"""What a process keeps between requests (the folded state of a match, games.eventlog) is
+never acted on once another process has moved the match on or changed its seats: every
+action reads the match's row and seats under the row lock, and folds whatever was
+committed after the state it holds. Two real processes on the same PostgreSQL: this one
+(the test client) and a second Python process acting through the same services."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from games import log_check
+from games.models import Event, Match
+from tests.bots.worker_support import ROOT, test_database_url
+from tests.conftest import make_player
+from tests.games.helpers import act, four_player_match, view
+
+SECOND_PROCESS = """
+import json, sys, django
+django.setup()
+from django.contrib.auth import get_user_model
+from games import eventlog, services
+from games import engine as E
+from games.models import Event, Match
+what, match_id, username = sys.argv[1:4]
+user = get_user_model().objects.get(username=username)
+if what == "act":
+    match = Match.objects.get(pk=match_id)
+    state = eventlog.load(match).state
+    action = E.player_view(state, state.turn)["legal_actions"][0]
+    services.action_submit(match_id=match_id, action=action, user=user)
+    print(json.dumps({"seat": state.turn, "action": action}))
+else:
+    services.match_leave(match_id=match_id, user=user)
+    print(json.dumps({}))
+"""
+
+
+def in_second_process(what: str, match_id: str, username: str) -> dict:
+    env = {**os.environ, "DATABASE_URL": test_database_url(), "CELERY_TASK_ALWAYS_EAGER": "1"}
+    done = subprocess.run(
+        [sys.executable, "-c", SECOND_PROCESS, what, match_id, username],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_process_never_acts_on_a_state_another_process_has_moved_on():
+    names = ("s", "w", "n", "e")
+    clients = [make_player(name)[1] for name in names]
+    match_id = four_player_match(clients)
+    first = view(clients[0], match_id)
+    turn = first["view"]["turn"]
+    # This process acts: it now holds the folded state at the new seq.
+    answer = act(clients[turn], match_id, first["view"]["legal_actions"][0])
+    assert answer.status_code == 200, answer.content
+    held = answer.json()["seq"]
+
+    moved = in_second_process("act", match_id, names[answer.json()["view"]["turn"]])
+    assert Match.objects.get(pk=match_id).seq > held
+
+    # The seat that just acted in the other process may not act again here (it would,
+    # on the state this process holds), and the next seat acts on the committed state.
+    again = act(clients[moved["seat"]], match_id, moved["action"])
+    assert again.status_code == 409, again.content
+    assert again.json()["code"] == "not_your_turn"
+    now = view(clients[0], match_id)
+    assert now["seq"] == Match.objects.get(pk=match_id).seq
+    nxt = now["view"]["turn"]
+    mine = view(clients[nxt], match_id)["view"]["legal_actions"][0]
+    answer = act(clients[nxt], match_id, {**mine, "expected_seq": now["seq"]})
+    assert answer.status_code == 200, answer.content
+    assert answer.json()["seq"] > now["seq"]
+    log_check.check_events(list(Event.objects.filter(match_id=match_id).order_by("seq")))
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_seat_left_in_another_process_cannot_act_here():
+    names = ("s", "w", "n", "e")
+    clients = [make_player(name)[1] for name in names]
+    match_id = four_player_match(clients)
+    state = view(clients[0], match_id)
+    turn = state["view"]["turn"]
+    # This process has read the match and its seats (a view) before the other one changes
+    # them: the person to act leaves there, and a computer player takes the seat.
+    in_second_process("leave", match_id, names[turn])
+    answer = act(clients[turn], match_id, {**state["view"]["legal_actions"][0]})
+    assert answer.status_code == 404, answer.content
+
+
+@pytest.mark.django_db
+def test_a_match_read_with_its_seats_answers_them_without_a_query(django_assert_num_queries):
+    from games import selectors
+
+    names = ("s", "w", "n", "e")
+    clients = [make_player(name)[1] for name in names]
+    match_id = four_player_match(clients)
+    with django_assert_num_queries(1):
+        match = selectors.match_with_seats(match_id)
+        seats = selectors.seats_of(match)
+        assert [seat.user.get_username() for seat in seats] == list(names)
+        assert [seat.index for seat in match.seats.all()] == [0, 1, 2, 3]
+    with django_assert_num_queries(1):  # a filter is a query of its own, as after a prefetch
+        assert match.seats.filter(index=2).select_related("user").get().user.username == "n"
