@@ -13,7 +13,8 @@ import pytest
 
 from games import log_check
 from games.models import Event, Match
-from tests.bots.worker_support import ROOT, test_database_url
+from tests.bots import worker_support
+from tests.bots.worker_support import ROOT
 from tests.conftest import make_player
 from tests.games.helpers import act, four_player_match, view
 
@@ -39,7 +40,7 @@ else:
 
 
 def in_second_process(what: str, match_id: str, username: str) -> dict:
-    env = {**os.environ, "DATABASE_URL": test_database_url(), "CELERY_TASK_ALWAYS_EAGER": "1"}
+    env = {**os.environ, "DATABASE_URL": worker_support.test_database_url(), "CELERY_TASK_ALWAYS_EAGER": "1"}
     done = subprocess.run(
         [sys.executable, "-c", SECOND_PROCESS, what, match_id, username],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,
