@@ -40,7 +40,8 @@ else:
 
 
 def in_second_process(what: str, match_id: str, username: str) -> dict:
-    env = {**os.environ, "DATABASE_URL": worker_support.test_database_url(), "CELERY_TASK_ALWAYS_EAGER": "1"}
+    database = worker_support.test_database_url()
+    env = {**os.environ, "DATABASE_URL": database, "CELERY_TASK_ALWAYS_EAGER": "1"}
     done = subprocess.run(
         [sys.executable, "-c", SECOND_PROCESS, what, match_id, username],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,
