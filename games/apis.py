@@ -1,5 +1,7 @@
 """The REST API: one view per operation, each authenticate, validate, call, answer."""
 
+import hashlib
+import json
 import re
 from typing import Any
 
@@ -529,17 +531,18 @@ class MatchDetailApi(APIView):
     def get(self, request: Request, match_id: str) -> Response:
         match, seat = selectors.match_for_viewer(match_id=match_id, user=request.user)
         # The view changes with the log (seq), who is present and, at a public match, how
-        # many watch (both in the cache): the tag is these and the seat (a spectator's is
-        # "s-"), computed before (and instead of) the view.
+        # many watch (both in the cache), and once finished with its rematch offer (answers
+        # and expiry change no event of this match): the tag is these and the seat (a
+        # spectator's is "s-"), computed before (and instead of) the view.
         present = "".join(str(i) for i in sorted(presence.present_seats(match.pk)))
         watching = (
             presence.watching_count(match.pk) if match.visibility == Visibility.PUBLIC else 0
         )
-        return conditional(
-            request,
-            f"m{match.seq}.s{'-' if seat is None else seat}.p{present}.w{watching}",
-            lambda: selectors.view_get(match=match, seat=seat),
-        )
+        tag = f"m{match.seq}.s{'-' if seat is None else seat}.p{present}.w{watching}"
+        if match.status == MatchStatus.FINISHED:
+            offer = json.dumps(selectors.rematch_body(match), sort_keys=True)
+            tag += ".r" + hashlib.sha256(offer.encode()).hexdigest()[:16]
+        return conditional(request, tag, lambda: selectors.view_get(match=match, seat=seat))
 
 
 class MatchJoinApi(APIView):

@@ -7,7 +7,7 @@ import uuid
 import pytest
 from rest_framework.test import APIClient
 
-from tests.games.helpers import COMPUTERS, OPEN, act, create_match, view
+from tests.games.helpers import COMPUTERS, OPEN, act, create_match, play_to_the_end, view
 
 APP = "https://app.example.com"
 
@@ -102,6 +102,22 @@ def _conditional(client, url: str):
     assert again.status_code == 304 and again.content == b""
     assert again["ETag"] == tag and again["Cache-Control"] == "private, no-cache"
     return tag
+
+
+@pytest.mark.django_db(transaction=True)  # computer turns run on commit
+def test_a_finished_matchs_tag_changes_with_its_rematch_offer(player):
+    """A rematch offer adds no event to the finished match: its view's tag must still
+    change, or a page polling with If-None-Match never sees the offer (the Chromium
+    rematch test found it when the ETags met the rematches)."""
+    _user, client = player
+    match_id = create_match(client, COMPUTERS, options={"target_score": 1})["id"]
+    play_to_the_end(client, match_id)
+    url = f"/api/v1/matches/{match_id}"
+    tag = _conditional(client, url)
+    assert client.post(f"{url}/rematch").status_code == 200
+    changed = client.get(url, HTTP_IF_NONE_MATCH=tag)
+    assert changed.status_code == 200 and changed["ETag"] != tag
+    assert changed.json()["rematch"] is not None
 
 
 @pytest.mark.django_db(transaction=True)

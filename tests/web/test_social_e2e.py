@@ -72,8 +72,9 @@ def test_quick_play_with_computer_players_starts_after_the_wait(server, browser,
     try:
         page.get_by_test_id("qp-level").select_option("random")
         page.get_by_test_id("quickplay").click()
-        match = page.locator("#match")
-        match.wait_for()
+        page.locator("#match").wait_for()
+        # The table is drawn first, then the first view: the waiting box comes with it.
+        page.get_by_test_id("quickplay-wait").wait_for(state="visible", timeout=10_000)
         assert (
             "Computer players take the open seats"
             in page.get_by_test_id("quickplay-wait").inner_text()
