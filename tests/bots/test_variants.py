@@ -128,6 +128,21 @@ def test_hints_explain_the_variants_decisions():
     assert hint["action"]["type"] == "name_suit" and "joker" in hint["explanation"]
 
 
+def test_a_hint_lets_the_hand_stand_when_the_partner_made_trump():
+    """The redeal's other decision (docs/bots.md): west holds no ace, no face, no trump,
+    but its partner, the dealer, picked the upcard up."""
+    state = E.MatchState(E.Options(no_ace_no_face_no_trump=True), first_dealer=EAST)
+    state.deal(deck_of(REDEAL, "9H QS JS TS"))
+    for seat in (S, W, N):
+        state.apply_action(seat, E.PASS)
+    state.apply_action(EAST, E.order_up())
+    state.apply_action(EAST, E.discard(E.parse_card("KS")))
+    assert state.phase == E.REDEAL and state.turn == W
+    hint = recommend(E.player_view(state, W), random.Random(0))
+    assert hint["action"] == {"type": "pass"}
+    assert "let the hand stand" in hint["explanation"] and "partner" in hint["explanation"]
+
+
 # South, the maker in hearts, leads the first trick holding the right bower and two
 # more trumps; the joker is in west's hand, unseen by south (docs/rules.md: the joker
 # is the highest trump, above the right bower).
