@@ -181,7 +181,7 @@ def _explain_play(seen: Seen, c: int) -> str:
     trump = seen.trump
     eff = EFFECTIVE_SUIT[trump]
     higher = P.HIGHER[trump]
-    live = P.ALL & ~seen.gone & ~seen.hand
+    live = P.ALL & ~seen.gone & ~seen.absent & ~seen.hand
     name = card_name(c)
     if len(seen.legal) == 1:
         return f"play {name}: it is the only card you may play"

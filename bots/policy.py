@@ -19,7 +19,11 @@ tricks (`can_take_all`).
 
 Play remembers the cards gone (played, or known to be in the kitty) so it knows
 which cards are the highest left in their suit ("boss" cards), and which seats
-showed void in a suit.
+showed void in a suit. With the joker option the joker, while no one has seen it
+played, is a live card that beats every other trump: the right bower is not a boss
+card until the joker is gone. Callers put the cards that are not in the match's deck
+(the joker of a 24-card match: `Seen.absent`) in `gone`, so a 24-card match is
+played exactly as before the option.
 """
 
 from dataclasses import dataclass
@@ -29,14 +33,21 @@ from games.engine import (
     DECK_WITH_JOKER,
     EFFECTIVE_SUIT,
     JACK,
+    JOKER,
     STRENGTH,
     SUIT_MASK,
     cards_of,
+    deck_mask,
     same_color,
 )
 from games.engine import card as make_card
 
-ALL = (1 << 24) - 1
+# Every card another seat may hold, before taking away `gone` (which holds the joker's
+# bit in a 24-card match) and the seat's own hand.
+ALL = deck_mask(True)
+# Bidding's alone test counts the 24 cards (its bars were fitted on them): an unseen
+# joker is not counted against a loner's right bower there.
+_BIDDING_DECK = deck_mask(False)
 
 # Every card the engine has (the joker too, with that option): the tables cover it, so a
 # hand that holds the joker is valued and played by the engine's own strengths.
@@ -45,22 +56,20 @@ _CARDS = DECK_WITH_JOKER
 # joker 108, others 1..6).
 POWER = tuple(tuple(STRENGTH[t][EFFECTIVE_SUIT[t][c]][c] for c in _CARDS) for t in range(4))
 TRUMPS = tuple(SUIT_MASK[t][t] for t in range(4))
-# HIGHER[trump][card]: the cards of the same effective suit that beat it. The joker is
-# left out as a card that might beat one (ALL, the cards another seat may hold, is the
-# 24-card deck), so the rules play a 24-card match exactly as before the joker option;
-# with it they take the right bower for the best trump left until the joker is seen
-# (the Hard player's deals do hold the joker: its search knows the 25th card).
+# HIGHER[trump][card]: the cards of the same effective suit that beat it; the joker
+# beats every other trump. A card is boss when none of these is live (ALL & ~gone & ~hand).
 HIGHER = tuple(
     tuple(
         sum(
             BIT[d]
-            for d in range(24)
+            for d in _CARDS
             if EFFECTIVE_SUIT[t][d] == EFFECTIVE_SUIT[t][c] and POWER[t][d] > POWER[t][c]
         )
         for c in _CARDS
     )
     for t in range(4)
 )
+assert all(HIGHER[t][JOKER] == 0 for t in range(4))
 RIGHT = tuple(make_card(JACK, t) for t in range(4))
 LEFT = tuple(make_card(JACK, same_color(t)) for t in range(4))
 
@@ -180,7 +189,7 @@ def can_take_all(hand: int, trump: int, gone: int = 0) -> bool:
     masters = 0
     higher = HIGHER[trump]
     for c in sorted(cards_of(hand & TRUMPS[trump]), key=power.__getitem__, reverse=True):
-        if higher[c] & ~hand & ~gone:
+        if higher[c] & _BIDDING_DECK & ~hand & ~gone:
             break
         masters += 1
     if losers == 0:

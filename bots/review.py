@@ -55,7 +55,7 @@ from games.engine import (
 from . import solver as _solver
 from .hints import _trump_card_name, explain
 from .players.hard import Budget, _sample, _scores_after, candidates
-from .rollout import play_out
+from .rollout import gone_for_playouts, play_out
 
 # From what the seat knew, each sampled deal is solved exactly from the discard on; a bid
 # is valued as Hard values one: the rest of the bidding by the Medium rules, then the play
@@ -147,7 +147,7 @@ def knew_values(view: dict[str, Any], rng: random.Random, budget: ReviewBudget) 
     actions = list(seen.legal)
     seat = seen.seat
     hard = Budget(belief=budget.belief)
-    gone = seen.played | (seen.kitty_known if seen.upcard_fate != "picked_up" else 0)
+    gone = gone_for_playouts(seen)
     samples = budget.samples
     if seen.phase in ("bid1", "bid2"):
         samples = int(samples * budget.bid_factor)
@@ -172,7 +172,7 @@ def shown_values(state: MatchState, seat: int, budget: ReviewBudget) -> Valued:
     (double-dummy; in the bidding every seat then bids as is best with every card shown)."""
     actions = [a.to_dict() for a in state.legal_actions()]
     view = read_view(player_view(state, seat))
-    gone = view.played | (view.kitty_known if view.upcard_fate != "picked_up" else 0)
+    gone = gone_for_playouts(view)
     every = frozenset({BID1, BID2, *SOLVED_PHASES})
     values, method = _deal_values(state.clone(), seat, actions, budget, gone, view.voids, every)
     return Valued(actions, values, [values], "double_dummy" if method == "solver" else method)

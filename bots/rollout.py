@@ -18,6 +18,7 @@ from games.engine import (
     PLAY_ACTIONS,
     Action,
     MatchState,
+    Seen,
     call,
     discard,
     order_up,
@@ -27,6 +28,15 @@ from . import policy as P
 
 _PLAY = PLAY_ACTIONS
 _PASS = PASS
+
+
+def gone_for_playouts(seen: Seen) -> int:
+    """The cards every seat of a playout counts as out of play from the start: those
+    played, those the seat knows in the kitty (not an upcard the dealer took: the others
+    cannot tell it from a discard), and those not in the match's deck (the joker of a
+    24-card match; an unseen joker stays live, bots/policy.py)."""
+    kitty = seen.kitty_known if seen.upcard_fate != "picked_up" else 0
+    return seen.played | kitty | seen.absent
 
 
 def policy_action(state: MatchState, gone: int, voids: list[int], style: P.Style) -> Action:

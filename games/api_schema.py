@@ -362,6 +362,14 @@ class TrickSerializer(serializers.Serializer):
         ref_name = "Trick"
 
 
+class FarmSerializer(serializers.Serializer):
+    gave = serializers.ListField(child=serializers.ChoiceField(choices=CARDS))
+    got = serializers.ListField(child=serializers.ChoiceField(choices=CARDS))
+
+    class Meta:
+        ref_name = "FarmExchange"
+
+
 class LastHandSerializer(serializers.Serializer):
     """How the last hand ended: hand_scored (with its points) or hand_thrown_in."""
 
@@ -384,6 +392,16 @@ class LastHandSerializer(serializers.Serializer):
         required=False,
         help_text="A called redeal: the hand that let the seat call it, shown to all.",
     )
+    farmer = serializers.IntegerField(
+        min_value=0,
+        max_value=3,
+        allow_null=True,
+        required=False,
+        help_text="Option farmers_hand: the seat that exchanged in that hand, never which cards.",
+    )
+    my_farm = FarmSerializer(
+        required=False, help_text="The farmer only: its exchange in that hand."
+    )
 
     class Meta:
         ref_name = "LastHand"
@@ -391,14 +409,6 @@ class LastHandSerializer(serializers.Serializer):
 
 def _seat_or_null(help_text: str) -> serializers.IntegerField:
     return serializers.IntegerField(min_value=0, max_value=3, allow_null=True, help_text=help_text)
-
-
-class FarmSerializer(serializers.Serializer):
-    gave = serializers.ListField(child=serializers.ChoiceField(choices=CARDS))
-    got = serializers.ListField(child=serializers.ChoiceField(choices=CARDS))
-
-    class Meta:
-        ref_name = "FarmExchange"
 
 
 class HandViewSerializer(serializers.Serializer):

@@ -100,6 +100,7 @@ class Replayer:
         self.hands = 0  # hands dealt (counted in strict mode)
         self.dealt: dict[Any, dict[str, Any]] = {}  # strict: each hand's deal
         self.unrevealed: Any = None  # strict: a hand that ended and was not yet revealed
+        self.naming_brings_cards = False  # strict: the deal showed the dealer no cards
         self._where: tuple[Any, Any] = (None, None)
 
     def feed(
@@ -174,6 +175,8 @@ class Replayer:
     def _check_after(self, type_: str, payload: dict[str, Any]) -> None:
         if type_ == V.HAND_DEALT:
             self._check_deal_agrees(payload)
+        elif type_ == V.BID:
+            self._check_bid_cards(payload)
         elif type_ in V.HAND_OVER:
             self.unrevealed = payload["hand"]
 
@@ -210,6 +213,30 @@ class Replayer:
                     "deal_mismatch",
                     f"the log says {key} {payload.get(key)!r}, the rules say {value!r}",
                 )
+        # dealer_names_suit, when written, must be what the rules say (a joker upcard the
+        # dealer names). A log from before it was written shows the dealer its cards at
+        # the deal: it lacks the mark and still verifies.
+        names = state.phase == E.NAME_SUIT
+        marked = payload.get("dealer_names_suit")
+        if marked is not None and (marked is not True or not names):
+            raise self._error(
+                "deal_mismatch",
+                f"the log says dealer_names_suit {marked!r}, the rules say {names!r}",
+            )
+        self.naming_brings_cards = marked is True
+
+    def _check_bid_cards(self, payload: dict[str, Any]) -> None:
+        """Only the naming of a joker upcard's suit after a deal marked dealer_names_suit
+        carries cards: the dealer's hand as dealt."""
+        expected = None
+        if self.naming_brings_cards and payload["action"]["type"] == E.NAME_SUIT:
+            expected = [E.card_str(c) for c in self.state.hand_of(self.state.dealer)]
+        if payload.get("cards") != expected:
+            raise self._error(
+                "bid_cards_mismatch",
+                f"the log says the bid brings cards {payload.get('cards')!r}, the rules say "
+                f"{expected!r}",
+            )
 
     def _check_reveal(self, payload: dict[str, Any]) -> None:
         dealt = self.dealt.get(payload["hand"])

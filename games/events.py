@@ -10,8 +10,11 @@ Event types and their payloads (the seat is on the event, not in the payload):
     seat_timed_out  {seat, level, seconds}            turn timer: a computer plays for them
     seat_returned   {seat}                            ...until they take the seat back
     match_started   {}
-    hand_dealt      {hand, dealer, upcard, commitment, deck, salt}   deck/salt secret
-    bid             {action}      pass, order_up, call, defend_alone; name_suit, redeal
+    hand_dealt      {hand, dealer, upcard, commitment, deck, salt, dealer_names_suit?}
+                                  deck/salt secret; dealer_names_suit: the dealer sees no
+                                  cards until it has named a joker upcard's suit
+    bid             {action, cards?}   pass, order_up, call, defend_alone; name_suit, redeal;
+                                  a name_suit's cards: the dealer's, seen by the dealer alone
     discard         {action}      the card is seen by the dealer alone
     farm_exchange   {action}      a farmer's card put out (farm): seen by the farmer alone
     card_played     {action}
@@ -107,6 +110,10 @@ class HandDealt(TypedDict):
     commitment: str  # sha256 of "<salt>:<deck>" (games.fairness)
     deck: list[str]
     salt: str
+    # True when the joker is turned up and the dealer names its suit before looking at
+    # their hand (option joker_upcard "dealer_names"); absent otherwise, and in logs
+    # written before the dealer's cards came with the naming.
+    dealer_names_suit: NotRequired[bool]
 
 
 class HandDealtSeen(TypedDict):
@@ -116,7 +123,9 @@ class HandDealtSeen(TypedDict):
     dealer: int
     upcard: str
     commitment: str
-    cards: NotRequired[list[str]]  # absent for a spectator
+    dealer_names_suit: NotRequired[bool]
+    cards: NotRequired[list[str]]  # absent for a spectator; [] for a dealer still to name
+    cards_hidden: NotRequired[bool]  # the dealer's, until the naming's bid brings them
 
 
 class ActionDict(TypedDict):
@@ -130,6 +139,14 @@ class ActionDict(TypedDict):
 
 class ActionPayload(TypedDict):
     action: ActionDict  # for a discard others see only {"type": "discard"}
+
+
+class BidPayload(TypedDict):
+    action: ActionDict
+    # name_suit after a hand_dealt with dealer_names_suit: the dealer's five cards (as
+    # its hand_dealt would have shown them), seen by the dealer alone before the match
+    # is over. The one moment the dealer learns its hand.
+    cards: NotRequired[list[str]]
 
 
 class TrickWon(TypedDict):
@@ -188,11 +205,26 @@ def shown_to_all(payload: Mapping[str, Any], event_seat: int | None, seat: int |
 
 
 def deal_seen(payload: Mapping[str, Any], event_seat: int | None, seat: int | None) -> dict:
-    """The deck and salt stay secret until the match is over; a seat sees its own cards."""
+    """The deck and salt stay secret until the match is over; a seat sees its own cards,
+    except a dealer who must name a joker upcard's suit before looking at them: those come
+    with the naming (bid_seen)."""
     seen = {k: v for k, v in payload.items() if k not in ("deck", "salt")}
-    if seat is not SPECTATOR:
+    if seat is SPECTATOR:
+        return seen
+    if payload.get("dealer_names_suit") and seat == payload["dealer"]:
+        seen["cards"] = []
+        seen["cards_hidden"] = True
+    else:
         seen["cards"] = seat_cards(payload["deck"], payload["dealer"], seat)
     return seen
+
+
+def bid_seen(payload: Mapping[str, Any], event_seat: int | None, seat: int | None) -> dict:
+    """A bid is public; the cards a dealer picks up with naming a joker upcard's suit are
+    seen by that dealer alone."""
+    if "cards" in payload and (seat is SPECTATOR or seat != event_seat):
+        return {k: v for k, v in payload.items() if k != "cards"}
+    return dict(payload)
 
 
 def discard_seen(payload: Mapping[str, Any], event_seat: int | None, seat: int | None) -> dict:
@@ -237,14 +269,16 @@ REGISTRY: dict[str, EventType] = {
             HAND_DEALT,
             HandDealt,
             deal_seen,
-            "deck and salt kept secret until `hand_revealed`; each seat sees its cards",
+            "deck and salt kept secret until `hand_revealed`; each seat sees its cards (a"
+            " dealer to name a joker upcard's suit: with its naming bid)",
             seen=HandDealtSeen,
         ),
         EventType(
             BID,
-            ActionPayload,
-            shown_to_all,
-            "pass, order_up, call, defend_alone; the variants' name_suit and redeal",
+            BidPayload,
+            bid_seen,
+            "pass, order_up, call, defend_alone; the variants' name_suit (with the dealer's"
+            " cards, seen by the dealer alone) and redeal",
         ),
         EventType(DISCARD, ActionPayload, discard_seen, "the card is seen by the dealer alone"),
         EventType(FARM, ActionPayload, farm_seen, "a farmer's card put out: the farmer sees it"),
@@ -376,11 +410,20 @@ def match_started() -> NewEvent:
 
 
 def hand_dealt(
-    *, hand: int, dealer: int, upcard: str, commitment: str, deck: list[str], salt: str
+    *,
+    hand: int,
+    dealer: int,
+    upcard: str,
+    commitment: str,
+    deck: list[str],
+    salt: str,
+    dealer_names_suit: bool = False,
 ) -> NewEvent:
     payload = HandDealt(
         hand=hand, dealer=dealer, upcard=upcard, commitment=commitment, deck=deck, salt=salt
     )
+    if dealer_names_suit:  # every other deal's payload stays as it always was
+        payload["dealer_names_suit"] = True
     return NewEvent(HAND_DEALT, None, dict(payload))
 
 
@@ -399,9 +442,13 @@ class _Action(Protocol):
     def to_dict(self) -> dict[str, Any]: ...
 
 
-def action(seat: int, chosen: _Action) -> NewEvent:
-    """A seat's engine action, as bid, discard or card_played."""
-    return NewEvent(ACTION_EVENT_TYPES[chosen.type], seat, {"action": chosen.to_dict()})
+def action(seat: int, chosen: _Action, cards: list[str] | None = None) -> NewEvent:
+    """A seat's engine action, as bid, discard, farm_exchange or card_played; `cards`: the
+    hand a dealer sees on naming a joker upcard's suit (BidPayload)."""
+    payload: dict[str, Any] = {"action": chosen.to_dict()}
+    if cards is not None:
+        payload["cards"] = cards
+    return NewEvent(ACTION_EVENT_TYPES[chosen.type], seat, payload)
 
 
 def outcomes(derived: Iterable[Mapping[str, Any]]) -> list[NewEvent]:

@@ -411,7 +411,7 @@ def action_submit(
             outcomes = folded.state.apply_action(seat_index, parsed)
         except E.RuleError as exc:
             raise from_rule_error(exc, seq=match.seq) from exc
-        events = [V.action(seat_index, parsed), *V.outcomes(outcomes)]
+        events = [_action_event(folded.state, seat_index, parsed), *V.outcomes(outcomes)]
         if user is not None and match.turn_seconds:
             events = _back_if_away(match, seat_index) + events  # acting is coming back
         _commit_events(match, folded, events)
@@ -615,7 +615,19 @@ def _deal(state: E.MatchState) -> NewEvent:
         commitment=fairness.commitment(cards, salt),
         deck=cards.split(),
         salt=salt,
+        # The joker turned up for the dealer to name: its hand_dealt shows the dealer no
+        # cards, and the naming brings them (_action_event).
+        dealer_names_suit=state.phase == E.NAME_SUIT,
     )
+
+
+def _action_event(state: E.MatchState, seat: int, chosen: E.Action) -> NewEvent:
+    """The action as logged (`state`: after it). Naming a joker upcard's suit is when the
+    dealer first looks at their hand: its event carries the dealer's cards, which only the
+    dealer sees (games.events.bid_seen)."""
+    if chosen.type == E.NAME_SUIT:
+        return V.action(seat, chosen, cards=[E.card_str(c) for c in state.hand_of(seat)])
+    return V.action(seat, chosen)
 
 
 def _reveal(match: Match, state: E.MatchState) -> NewEvent:

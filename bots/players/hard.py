@@ -52,7 +52,7 @@ from .. import bidding_model as learned
 from .. import policy as P
 from .. import solver as S
 from ..knowledge import sample_hidden
-from ..rollout import play_out, policy_action
+from ..rollout import gone_for_playouts, play_out, policy_action
 from .medium import rule_action, seen_rule_action
 
 
@@ -232,7 +232,7 @@ def search(view: dict[str, Any], rng: random.Random, budget: Budget = DEFAULT_BU
     template = None
     samples = playouts = 0
     voids = seen.voids
-    gone = seen.played | (seen.kitty_known if seen.upcard_fate != "picked_up" else 0)
+    gone = gone_for_playouts(seen)
     factor = budget.bid_factor if seen.phase in ("bid1", "bid2") else 1.0
     most = max(int(budget.playouts * factor), len(actions))
     most_samples = int(budget.samples * factor)

@@ -48,6 +48,9 @@ def bid_action(seen: Seen, style: P.Style) -> dict[str, Any]:
 
 
 def play_card(seen: Seen, style: P.Style, gone: int | None = None) -> int:
+    """The rules' card. `gone`: the cards the player counts as out of play (Easy: only
+    the current trick's); a card not in the match's deck always is (the joker of a
+    24-card match), an unseen joker never is."""
     legal = [CARD_BY_TEXT[a["card"]] for a in seen.legal]
     return P.choose_card(
         seen.seat,
@@ -58,7 +61,7 @@ def play_card(seen: Seen, style: P.Style, gone: int | None = None) -> int:
         seen.trick_seats,
         seen.trick_cards,
         seen.trick_size,
-        seen.gone if gone is None else gone,
+        (seen.gone if gone is None else gone) | seen.absent,
         seen.voids,
         seen.alone,
         style,

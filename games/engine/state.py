@@ -229,6 +229,7 @@ class MatchState:
         "tricks",
         "tricks_won",
         "last_hand",
+        "last_farm",
         "declarations",
         "farmer",
         "farm_out",
@@ -259,6 +260,8 @@ class MatchState:
         self.turn: int | None = None
         self.winner: int | None = None
         self.last_hand: dict[str, Any] | None = None
+        # The last hand's farmer's exchange, for its summary: (seat, put out, taken).
+        self.last_farm: tuple[int, tuple[int, ...], tuple[int, ...]] | None = None
         self._clear_hand()
 
     def _clear_hand(self) -> None:
@@ -349,6 +352,7 @@ class MatchState:
         other.tricks = self.tricks[:]
         other.tricks_won = self.tricks_won[:]
         other.last_hand = self.last_hand
+        other.last_farm = self.last_farm
         other.declarations = self.declarations[:]
         other.farmer = self.farmer
         other.farm_out = self.farm_out[:]
@@ -700,6 +704,7 @@ class MatchState:
         }
         self.last_hand = last = scored.copy()  # not shared with the caller
         last["scores"] = self.scores[:]
+        self._remember_farm()
         if self.scores[team] >= self.options.target_score:
             self.winner = team
             self.phase = FINISHED
@@ -715,8 +720,16 @@ class MatchState:
             thrown["seat"] = seat
             thrown["cards"] = [CARD_TEXT[c] for c in cards_of(self.hands[seat])]  # shown to all
         self.last_hand = dict(thrown)
+        self._remember_farm()
         self._next_deal()
         return (thrown,)
+
+    def _remember_farm(self) -> None:
+        """The hand is over: keep its farmer's exchange for the last hand's summary."""
+        farmer = self.farmer
+        self.last_farm = (
+            None if farmer is None else (farmer, tuple(self.farm_out), tuple(self.farm_in))
+        )
 
     def _next_deal(self) -> None:
         self.dealer = (self.dealer + 1) % 4

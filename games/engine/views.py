@@ -42,7 +42,7 @@ def _public(state: MatchState) -> dict[str, Any]:
         "dealer": state.dealer,
         "hand_number": state.hand_number,
         "turn": state.turn,
-        "last_hand": _copy(state.last_hand),
+        "last_hand": _last_hand(state),
     }
     if state.phase == DEAL or state.deck is None:
         view["hand"] = None
@@ -84,6 +84,15 @@ def _public(state: MatchState) -> dict[str, Any]:
     return view
 
 
+def _last_hand(state: MatchState) -> dict[str, Any] | None:
+    """How the last hand ended; with the farmers_hand option, who exchanged in it (never
+    which cards: player_view adds those for the farmer alone)."""
+    last = _copy(state.last_hand)
+    if last is not None and state.options.farmers_hand:
+        last["farmer"] = state.last_farm[0] if state.last_farm is not None else None
+    return last
+
+
 def spectator_view(state: MatchState) -> dict[str, Any]:
     _check_state(state)
     view = _public(state)
@@ -114,6 +123,9 @@ def player_view(state: MatchState, seat: int) -> dict[str, Any]:
             # Only the farmer knows what it put out and what it took (once the exchange is
             # done the turn moves on: the seat to act next is not the farmer).
             hand["my_farm"] = {"gave": _cards(state.farm_out), "got": _cards(state.farm_in)}
+    farm = state.last_farm
+    if farm is not None and farm[0] == seat and view["last_hand"] is not None:
+        view["last_hand"]["my_farm"] = {"gave": _cards(farm[1]), "got": _cards(farm[2])}
     legal = state.legal_actions() if state.turn == seat else ()
     view["legal_actions"] = [a.to_dict() for a in legal]
     return view

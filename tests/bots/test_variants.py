@@ -7,6 +7,7 @@ import random
 
 import pytest
 
+from bots import policy as P
 from bots.hints import recommend
 from bots.knowledge import sample_hidden
 from bots.players import PLAYERS
@@ -125,3 +126,62 @@ def test_hints_explain_the_variants_decisions():
     state = joker_up_state()
     hint = recommend(E.player_view(state, EAST), random.Random(0))
     assert hint["action"]["type"] == "name_suit" and "joker" in hint["explanation"]
+
+
+def test_a_hint_lets_the_hand_stand_when_the_partner_made_trump():
+    """The redeal's other decision (docs/bots.md): west holds no ace, no face, no trump,
+    but its partner, the dealer, picked the upcard up."""
+    state = E.MatchState(E.Options(no_ace_no_face_no_trump=True), first_dealer=EAST)
+    state.deal(deck_of(REDEAL, "9H QS JS TS"))
+    for seat in (S, W, N):
+        state.apply_action(seat, E.PASS)
+    state.apply_action(EAST, E.order_up())
+    state.apply_action(EAST, E.discard(E.parse_card("KS")))
+    assert state.phase == E.REDEAL and state.turn == W
+    hint = recommend(E.player_view(state, W), random.Random(0))
+    assert hint["action"] == {"type": "pass"}
+    assert "let the hand stand" in hint["explanation"] and "partner" in hint["explanation"]
+
+
+# South, the maker in hearts, leads the first trick holding the right bower and two
+# more trumps; the joker is in west's hand, unseen by south (docs/rules.md: the joker
+# is the highest trump, above the right bower).
+MAKER_LEADS = {
+    S: "JH KH QH AS 9C",
+    W: "JK 9S TS QS KS",
+    N: "AC KC QC JC TC",
+    EAST: "AD KD QD TD 9D",
+}
+
+
+def maker_leads_state(joker: bool = True) -> E.MatchState:
+    hands = dict(MAKER_LEADS)
+    if not joker:  # the same deal in a 24-card match: west holds the ace of hearts instead
+        hands[W] = "AH 9S TS QS KS"
+    state = E.MatchState(E.Options(joker=joker), first_dealer=EAST)
+    state.deal(deck_of(hands, "9H JD JS TH" + ("" if not joker else " AH")))
+    state.apply_action(S, E.order_up())
+    state.apply_action(EAST, E.discard(E.parse_card("9D")))
+    assert state.phase == E.PLAY and state.turn == S
+    return state
+
+
+@pytest.mark.parametrize("level", ["easy", "medium"])
+def test_the_rules_do_not_take_the_right_bower_for_boss_while_the_joker_is_unseen(level):
+    """With the joker out and unseen, the right bower can be beaten: the maker leads its
+    lowest trump to draw the joker (docs/bots.md), not the right bower as a sure winner."""
+    view = E.player_view(maker_leads_state(), S)
+    action = PLAYERS[level](view, random.Random(0))  # (Easy plays by the rules with seed 0)
+    assert action == {"type": "play", "card": "QH"}
+
+
+def test_the_right_bower_is_boss_once_the_joker_is_gone_and_in_a_24_card_match():
+    hand = E.BIT[E.parse_card("JH")] | E.BIT[E.parse_card("KH")] | E.BIT[E.parse_card("QH")]
+    hand |= E.BIT[E.parse_card("AS")] | E.BIT[E.parse_card("9C")]
+    hearts = E.parse_suit("H")
+    joker_seen = E.BIT[E.JOKER]  # played in an earlier trick, or not in a 24-card deck
+    lead = P.choose_lead(S, hand, hearts, S, joker_seen, None, None)
+    assert E.card_str(lead) == "JH"
+    assert E.card_str(P.choose_lead(S, hand, hearts, S, 0, None, None)) == "QH"
+    view = E.player_view(maker_leads_state(joker=False), S)
+    assert PLAYERS["medium"](view, random.Random(0)) == {"type": "play", "card": "JH"}

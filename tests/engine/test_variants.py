@@ -225,6 +225,33 @@ def test_a_farmers_exchange_and_what_each_seat_sees():
     assert E.player_view(state, W)["hand"]["bids"] == []  # the exchange is not a bid
 
 
+def test_the_last_hands_summary_names_the_farmer_and_shows_the_farmer_alone_its_cards():
+    """docs/rules.md: once the hand is over, its summary (the view's last_hand) says who
+    exchanged; which cards, only to the farmer; into the next hand, until a hand ends
+    with no exchange."""
+    state = farm_hand()
+    for card in ("9C", "TC", "9D"):
+        state.apply_action(S, E.farm(E.parse_card(card)))
+    while state.phase != E.DEAL:  # the first legal action each time, to the hand's end
+        state.apply_action(state.turn, state.legal_actions()[0])
+    state.deal(E.seeded_deck(3))  # the next hand: the summary is still the last hand's
+    mine = E.player_view(state, S)["last_hand"]
+    assert mine["farmer"] == S
+    assert mine["my_farm"] == {"gave": ["9C", "TC", "9D"], "got": ["JC", "9S", "TS"]}
+    for seat in (W, N, EAST):
+        last = E.player_view(state, seat)["last_hand"]
+        assert last["farmer"] == S and "my_farm" not in last
+        assert not {"9C", "TC", "9D", "JC", "9S", "TS"} & set(map(str, last.values()))
+    assert E.spectator_view(state)["last_hand"]["farmer"] == S
+    assert "my_farm" not in E.spectator_view(state)["last_hand"]
+
+    while state.phase != E.DEAL:  # a hand with no farmer's hand asked (seed 3)
+        assert state.phase != E.FARM
+        state.apply_action(state.turn, state.legal_actions()[0])
+    assert E.player_view(state, S)["last_hand"]["farmer"] is None
+    assert "my_farm" not in E.player_view(state, S)["last_hand"]
+
+
 def test_the_seat_to_act_after_a_farmers_exchange_does_not_see_the_farmers_cards():
     """A leak the HTTP leak test found: once the exchange was done, whoever's turn it was
     saw the farmer's `my_farm` (the rule showed it to the seat to act while cards had been

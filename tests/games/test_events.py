@@ -139,8 +139,14 @@ def test_each_types_redaction_rule_before_and_after_the_match_is_finished(name):
         shape = REGISTRY[name].seen or REGISTRY[name].payload
         assert set(seen) <= set(get_type_hints(shape)), (name, seat)
         if name == events.HAND_DEALT:
+            # (the sample is a deal whose dealer, seat 2, names a joker upcard's suit)
             assert "deck" not in seen and "salt" not in seen
-            assert seen.get("cards") == (None if seat is None else seat_cards(DECK, 2, seat))
+            if seat == 2:  # the dealer's cards come with the naming
+                assert seen["cards"] == [] and seen["cards_hidden"] is True
+            else:
+                assert seen.get("cards") == (None if seat is None else seat_cards(DECK, 2, seat))
+        elif name == events.BID and seat != 2:  # a naming's cards: the dealer's alone
+            assert seen == {k: v for k, v in payload.items() if k != "cards"}
         elif name == events.DISCARD and seat != 2:
             assert seen == {"action": {"type": "discard"}}
         elif name == events.FARM and seat != 2:  # a farmer's card: face down to the others

@@ -6,8 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from games import eventlog, events, hands, log_check, selectors
+from games import engine as E
+from games import eventlog, events, fairness, hands, log_check, selectors
 from games.admin import hand_record
+from games.deal_view import seat_cards
 from games.models import Event
 from tests.games.test_commands import play_to_the_end
 
@@ -70,3 +72,66 @@ def test_the_replay_and_the_admins_hand_pages_cut_the_log_the_same_way(finished)
         assert (record["first_seq"], record["last_seq"]) == (seqs[0], seqs[-1])
         assert [e["seq"] for e in record["events"]] == seqs
         assert record["problem"] is None and replayed["commitment_verified"]
+
+
+# ---------------------------------------------------------------- a joker upcard's naming
+
+
+def joker_named_log(marked: bool = True) -> list[dict]:
+    """A joker match's log up to the dealer (east) naming the joker upcard's suit, as the
+    service writes it: the deal marked dealer_names_suit, the naming bringing the dealer's
+    cards (marked=False: as logs were written before the mark)."""
+    deck = [E.card_str(c) for c in E.seeded_deck(5, joker=True)]
+    deck.remove("JK")
+    deck.insert(20, "JK")  # the joker turned up
+    salt = fairness.new_salt()
+    dealt = events.hand_dealt(
+        hand=1,
+        dealer=3,
+        upcard="JK",
+        commitment=fairness.commitment(" ".join(deck), salt),
+        deck=deck,
+        salt=salt,
+        dealer_names_suit=marked,
+    )
+    cards = seat_cards(deck, 3, 3) if marked else None
+    named = events.action(3, E.name_suit(E.parse_suit("H")), cards=cards)
+    created = events.match_created(
+        options={"joker": True}, first_dealer=3, hints_allowed=False, turn_seconds=None
+    )
+    return [
+        {"seq": seq, "type": e.type, "seat": e.seat, "payload": copy.deepcopy(e.payload)}
+        for seq, e in enumerate((created, dealt, named), start=1)
+    ]
+
+
+def strict_error(rows: list[dict]) -> str:
+    with pytest.raises(eventlog.LogError) as failed:
+        feed_all(eventlog.Replayer(strict=True), rows)
+    return failed.value.code
+
+
+def test_the_strict_replay_checks_the_cards_a_dealer_naming_a_joker_upcard_picks_up():
+    feed_all(eventlog.Replayer(strict=True), joker_named_log())
+    feed_all(eventlog.Replayer(strict=True), joker_named_log(marked=False))  # an older log
+
+    wrong = joker_named_log()
+    wrong[2]["payload"]["cards"][0] = "AS" if wrong[2]["payload"]["cards"][0] != "AS" else "KS"
+    assert strict_error(wrong) == "bid_cards_mismatch"
+    missing = joker_named_log()
+    del missing[2]["payload"]["cards"]
+    assert strict_error(missing) == "bid_cards_mismatch"
+    unmarked_with_cards = joker_named_log(marked=False)
+    unmarked_with_cards[2]["payload"]["cards"] = joker_named_log()[2]["payload"]["cards"]
+    assert strict_error(unmarked_with_cards) == "bid_cards_mismatch"
+
+
+def test_the_strict_replay_refuses_a_dealer_names_suit_mark_the_rules_do_not_make():
+    rows = joker_named_log()
+    deck = rows[1]["payload"]["deck"]
+    deck[20], deck[0] = deck[0], deck[20]  # the joker dealt, not turned up
+    rows[1]["payload"]["upcard"] = deck[20]
+    rows[1]["payload"]["commitment"] = fairness.commitment(
+        " ".join(deck), rows[1]["payload"]["salt"]
+    )
+    assert strict_error(rows[:2]) == "deal_mismatch"

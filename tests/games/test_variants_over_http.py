@@ -6,9 +6,12 @@ import pytest
 
 from games import eventlog, fairness
 from games import events as V
+from games.deal_view import seat_cards
 from games.log_check import check_events, check_log, export_match_log
 from games.models import Event, Match
 from tests.games.helpers import create_match, play_to_the_end
+from tests.games.server_support import Player
+from tests.games.test_visibility import cards_in
 
 ALL_THREE = {
     "target_score": 5,
@@ -72,3 +75,91 @@ def test_a_farmers_cards_are_logged_face_down_for_the_others(player):
             assert seen == {"action": {"type": "farm"}}
         else:
             assert seen == event.payload
+
+
+# ---------------------------------------------------------------- a joker upcard's dealer
+
+JOKER_THROWN_IN_FAST = {"target_score": 1, "joker": True, "stick_the_dealer": False}
+
+
+def pass_until_the_dealer_names(players: list[Player], match_id: str) -> dict:
+    """Everyone passes (with stick the dealer off, eight passes throw the hand in and the
+    next is dealt) until a deal turns the joker up; the match's view then."""
+    for _ in range(4000):  # (24/25)**500 hands: the joker is turned up long before
+        body = players[0].call("GET", f"matches/{match_id}")
+        if body["view"]["phase"] == "name_suit":
+            return body
+        turn = body["view"]["turn"]
+        legal = players[turn].call("GET", f"matches/{match_id}")["view"]["legal_actions"]
+        assert {"type": "pass"} in legal
+        players[turn].call("POST", f"matches/{match_id}/actions", {"type": "pass"})
+    raise AssertionError("the joker was never turned up")
+
+
+@pytest.mark.slow
+@pytest.mark.django_db(transaction=True)
+def test_a_dealer_naming_a_joker_upcards_suit_sees_its_cards_only_with_the_naming(servers):
+    """docs/rules.md: the dealer names the joker's suit before looking at their hand. The
+    dealer's seat learns its five cards from the naming's bid, never from the deal: not
+    in its view, its stream or its events; the other seats get theirs at the deal; the
+    finished match replays and its deals verify."""
+    server = servers()
+    players = [Player(server) for _ in range(4)]
+    body = {"seats": [{"kind": "me"}] + [{"kind": "open"}] * 3, "options": JOKER_THROWN_IN_FAST}
+    match_id = players[0].call("POST", "matches", body, status=201)["id"]
+    for seat, player in enumerate(players[1:], start=1):
+        player.call("POST", f"matches/{match_id}/join", {"seat": seat})
+
+    naming = pass_until_the_dealer_names(players, match_id)
+    dealer = naming["view"]["dealer"]
+    deal = Event.objects.filter(match_id=match_id, type=V.HAND_DEALT).order_by("-seq").first()
+    assert deal.payload["upcard"] == "JK"
+    dealt = seat_cards(deal.payload["deck"], dealer, dealer)
+
+    seen = players[dealer].call("GET", f"matches/{match_id}")["view"]["hand"]
+    assert seen["cards"] == [] and seen["cards_hidden"] is True
+    stream = players[dealer].stream(match_id, last_event_id=deal.seq - 1)
+    stream.wait_for_seq(deal.seq)
+    streamed = stream.events[0]["payload"]
+    assert streamed["cards"] == [] and streamed["cards_hidden"] is True
+    events = players[dealer].call("GET", f"matches/{match_id}/events?after={deal.seq - 1}")
+    assert cards_in(events["events"]) == {"JK"}  # the upcard, nothing of its own
+    assert streamed["dealer_names_suit"] is True  # the mark the redaction reads
+    for seat in set(range(4)) - {dealer}:  # the others see their own five at the deal
+        theirs = players[seat].call("GET", f"matches/{match_id}/events?after={deal.seq - 1}")
+        assert theirs["events"][0]["payload"]["cards"] == seat_cards(
+            deal.payload["deck"], dealer, seat
+        )
+
+    players[dealer].call("POST", f"matches/{match_id}/actions", {"type": "name_suit", "suit": "H"})
+    stream.wait_for_seq(deal.seq + 1)
+    named = stream.events[1]
+    assert named["type"] == "bid" and named["payload"]["cards"] == dealt
+    assert players[dealer].call("GET", f"matches/{match_id}")["view"]["hand"]["cards"] == dealt
+    for seat in set(range(4)) - {dealer}:
+        theirs = players[seat].call("GET", f"matches/{match_id}/events?after={deal.seq}")
+        assert theirs["events"][0]["payload"] == {"action": {"type": "name_suit", "suit": "H"}}
+    stream.close()
+
+    final = play_all_to_the_end(players, match_id)
+    match = Match.objects.get(pk=final["id"])
+    logged = list(match.events.order_by("seq"))
+    assert check_events(logged).finished  # the strict replay: deals, commitments, the cards
+    assert eventlog.fold(logged).scores == final["scores"]
+    replay = players[dealer].call("GET", f"matches/{match_id}/replay")
+    assert all(hand["commitment_verified"] for hand in replay["hands"])
+    joker_hand = next(h for h in replay["hands"] if h["hand"] == deal.payload["hand"])
+    assert joker_hand["hands"][dealer] == dealt
+    assert joker_hand["events"][1]["payload"]["cards"] == dealt  # once finished, all is shown
+
+
+def play_all_to_the_end(players: list[Player], match_id: str) -> dict:
+    """Each seat takes its last legal action (ordering up when it may) until the end."""
+    for _ in range(3000):
+        body = players[0].call("GET", f"matches/{match_id}")
+        if body["status"] == "finished":
+            return body
+        turn = body["view"]["turn"]
+        legal = players[turn].call("GET", f"matches/{match_id}")["view"]["legal_actions"]
+        players[turn].call("POST", f"matches/{match_id}/actions", legal[-1])
+    raise AssertionError("the match did not end")

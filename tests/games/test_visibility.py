@@ -31,15 +31,21 @@ def keys_in(value: Any) -> set[str]:
 
 
 def allowed_cards(match_id: str, seat: int) -> set[str]:
-    """What `seat` may know of the hand being played: its own dealt cards, the upcard,
+    """What `seat` may know of the hand being played: its own dealt cards (a dealer to
+    name a joker upcard's suit: not before naming it), the upcard,
     the cards played so far, (for the dealer) its own discard, (for a farmer) the
-    cards it took from under the upcard, and the hand a seat showed to call a redeal
-    in the hand before (the last hand's summary shows it)."""
+    cards it took from under the upcard, the hand a seat showed to call a redeal
+    in the hand before (the last hand's summary shows it), and (for the farmer of the
+    hand before) the cards it exchanged then (the same summary shows it to the farmer)."""
     deal = Event.objects.filter(match_id=match_id, type="hand_dealt").order_by("-seq").first()
     deck, dealer = deal.payload["deck"], deal.payload["dealer"]
     position = (seat - dealer - 1) % 4
     allowed = set(deck[5 * position : 5 * position + 5]) | {deck[20]}
     later = Event.objects.filter(match_id=match_id, seq__gt=deal.seq)
+    if seat == dealer and deal.payload.get("dealer_names_suit"):
+        # A joker upcard: the dealer looks at their hand only once they have named its suit.
+        if not later.filter(type="bid", payload__action__type="name_suit").exists():
+            allowed = {deck[20]}
     for event in later:
         if event.type == "card_played":
             allowed.add(event.payload["action"]["card"])
@@ -52,6 +58,14 @@ def allowed_cards(match_id: str, seat: int) -> set[str]:
     last = before.order_by("-seq").first()
     if last is not None:
         allowed |= set(last.payload.get("cards", []))
+    deals = Event.objects.filter(match_id=match_id, type="hand_dealt", seq__lt=deal.seq)
+    previous = deals.order_by("-seq").first()
+    if previous is not None:  # the last hand's summary shows its farmer what it exchanged
+        between = Event.objects.filter(match_id=match_id, seq__gt=previous.seq, seq__lt=deal.seq)
+        farmed = between.filter(type="farm_exchange", seat=seat)
+        if farmed.count() == 3:
+            allowed |= {e.payload["action"]["card"] for e in farmed}
+            allowed |= set(previous.payload["deck"][21:24])
     return allowed
 
 
@@ -238,7 +252,7 @@ def test_an_event_type_the_filter_does_not_know_shows_no_payload():
     from games import events, selectors
     from games.events import EVENT_TYPES
 
-    hidden = {"hand_dealt", "discard", "farm_exchange"}
+    hidden = {"hand_dealt", "bid", "discard", "farm_exchange"}  # bid: a naming's cards
     assert set(EVENT_TYPES) - events.PUBLIC_EVENT_TYPES == hidden
     secret = Event(seq=9, type="hand_peeked", seat=None, payload={"deck": ["9C"]})
     secret.created_at = timezone.now()

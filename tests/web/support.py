@@ -197,6 +197,13 @@ def keep_value(card: str, trump: str | None) -> tuple[int, int]:
     return value, RANKS.index(card[0])
 
 
+def label_of(card: str) -> str:
+    """The card as the page writes it (cards.js cardLabel): "10♠", "A♥"."""
+    ranks = {"T": "10"}
+    suits = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
+    return ranks.get(card[0], card[0]) + suits[card[1]]
+
+
 def card_name(card: str) -> str:
     ranks = {"9": "9", "T": "10", "J": "jack", "Q": "queen", "K": "king", "A": "ace"}
     return f"{ranks[card[0]]} of {SUIT_NAMES[card[1]]}"

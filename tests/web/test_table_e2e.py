@@ -32,6 +32,7 @@ from tests.web.support import (
     ROOT,
     api_in_page,
     guest_page,
+    label_of,
     table_snapshot,
     wait_for_my_move,
     wait_for_seq_change,
@@ -238,12 +239,6 @@ def test_a_person_at_the_default_pace_sees_every_trick_for_a_second_and_the_last
         raise
     finally:
         context.close()
-
-
-def label_of(card: str) -> str:
-    ranks = {"T": "10"}
-    suits = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
-    return ranks.get(card[0], card[0]) + suits[card[1]]
 
 
 # ------------------------------------------------------------------ phone, desktop, axe

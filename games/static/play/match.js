@@ -608,6 +608,15 @@ export function showMatch(root, id) {
     return seatName(seat);
   }
 
+  // A farmer's exchange: who, and how many cards; which ones only to the farmer (the view
+  // gives `my_farm` to the farmer alone).
+  function describeFarm(farmer, myFarm) {
+    const mine = myFarm && myFarm.got.length
+      ? ` You put out ${myFarm.gave.map(cardLabel).join(" ")} and took ${myFarm.got.map(cardLabel).join(" ")}.`
+      : "";
+    return `${who(farmer)} exchanged three nines and tens, face down, for the three cards under the upcard.${mine}`;
+  }
+
   // Our turn, and the table has caught up with the view: a move can be made.
   function myTurnNow() {
     const body = st.body;
@@ -1270,14 +1279,7 @@ export function showMatch(root, id) {
           `${teamLabel(0)}: ${hand.tricks_won[0] + hand.tricks_won[2]} · ${teamLabel(1)}: ${hand.tricks_won[1] + hand.tricks_won[3]}`),
       );
       if (hand.farmer !== undefined && hand.farmer !== null) {
-        const mine = hand.my_farm && hand.my_farm.got.length
-          ? ` You put out ${hand.my_farm.gave.map(cardLabel).join(" ")} and took ${hand.my_farm.got.map(cardLabel).join(" ")}.`
-          : "";
-        rows.push(
-          h("dt", {}, "Farmer's hand"),
-          h("dd", { "data-testid": "farmer" },
-            `${who(hand.farmer)} exchanged three nines and tens, face down, for the three cards under the upcard.${mine}`),
-        );
+        rows.push(h("dt", {}, "Farmer's hand"), h("dd", { "data-testid": "farmer" }, describeFarm(hand.farmer, hand.my_farm)));
       }
       if (hand.upcard === "JK" && hand.upcard_suit) {
         rows.push(h("dt", {}, "Joker turned up"), h("dd", { "data-testid": "joker-suit" }, `it counts as ${suitLabel(hand.upcard_suit)}`));
@@ -1291,7 +1293,10 @@ export function showMatch(root, id) {
       }
     }
     if (view.last_hand) {
-      rows.push(h("dt", {}, "Last hand"), h("dd", { "data-testid": "last-hand" }, describeHandResult(view.last_hand)));
+      const last = view.last_hand;
+      // The farmers_hand option: the view names the last hand's farmer (null: none).
+      const farm = last.farmer !== undefined && last.farmer !== null ? ` ${describeFarm(last.farmer, last.my_farm)}` : "";
+      rows.push(h("dt", {}, "Last hand"), h("dd", { "data-testid": "last-hand" }, describeHandResult(last) + farm));
     }
     const o = body.options;
     const rules = [
