@@ -45,9 +45,9 @@ from games.engine import card as make_card
 # Every card another seat may hold, before taking away `gone` (which holds the joker's
 # bit in a 24-card match) and the seat's own hand.
 ALL = deck_mask(True)
-# Bidding's alone test counts the 24 cards (its bars were fitted on them): an unseen
-# joker is not counted against a loner's right bower there.
-_BIDDING_DECK = deck_mask(False)
+# The joker's bit alone: what a 24-card match's deck lacks (the default of the bidding
+# functions' `absent`, so a caller that says nothing bids as in a 24-card match).
+_NO_JOKER = BIT[JOKER]
 
 # Every card the engine has (the joker too, with that option): the tables cover it, so a
 # hand that holds the joker is valued and played by the engine's own strengths.
@@ -168,11 +168,13 @@ def after_pickup(hand: int, upcard: int, suit: int | None = None) -> int:
     return six & ~BIT[best_discard(six, upcard // 6 if suit is None else suit)]
 
 
-def can_take_all(hand: int, trump: int, gone: int = 0) -> bool:
+def can_take_all(hand: int, trump: int, gone: int = 0, absent: int = _NO_JOKER) -> bool:
     """Whether a five-card hand should go alone: trumps from the top to draw the
     others' trumps, and side cards that win (aces, a king under its ace), allowing
     one side loser to a hand with three trumps led by both top ones. `gone`: cards
-    known to be out of play (the upcard left in the kitty)."""
+    known to be out of play (the upcard left in the kitty); `absent`: cards not in the
+    match's deck (the joker, but for a joker match, where an unseen joker beats the
+    right bower and so a loner's right bower is no master)."""
     eff = EFFECTIVE_SUIT[trump]
     power = POWER[trump]
     trumps = 0
@@ -189,7 +191,7 @@ def can_take_all(hand: int, trump: int, gone: int = 0) -> bool:
     masters = 0
     higher = HIGHER[trump]
     for c in sorted(cards_of(hand & TRUMPS[trump]), key=power.__getitem__, reverse=True):
-        if higher[c] & _BIDDING_DECK & ~hand & ~gone:
+        if higher[c] & ALL & ~absent & ~hand & ~gone:
             break
         masters += 1
     if losers == 0:
@@ -204,9 +206,11 @@ def bid_round_one(
     dealer: int,
     style: Style = MEDIUM,
     suit: int | None = None,
+    absent: int = _NO_JOKER,
 ) -> tuple[bool, bool]:
     """(order it up?, alone?) in round one. `suit`: the upcard's suit when it is not its
-    printed one (a joker upcard's, named by the dealer or fixed by the options)."""
+    printed one (a joker upcard's, named by the dealer or fixed by the options);
+    `absent`: the cards not in the match's deck (see `can_take_all`)."""
     trump = upcard // 6 if suit is None else suit
     pos = (seat - dealer) % 4
     if pos == 0:
@@ -223,13 +227,19 @@ def bid_round_one(
     # The dealer's partner alone: the dealer sits out and the upcard stays in the kitty.
     # Beside the dealer, the upcard goes to an opponent and counts against the hand.
     gone = BIT[upcard] if pos == 2 else 0
-    return True, style.go_alone and can_take_all(alone_hand, trump, gone)
+    return True, style.go_alone and can_take_all(alone_hand, trump, gone, absent)
 
 
 def bid_round_two(
-    hand: int, turned_down: int, seat: int, dealer: int, stuck: bool, style: Style = MEDIUM
+    hand: int,
+    turned_down: int,
+    seat: int,
+    dealer: int,
+    stuck: bool,
+    style: Style = MEDIUM,
+    absent: int = _NO_JOKER,
 ) -> tuple[int | None, bool]:
-    """(suit to name or None to pass, alone?) in round two."""
+    """(suit to name or None to pass, alone?) in round two; `absent` as for round one."""
     pos = (seat - dealer) % 4
     nxt = same_color(turned_down)
     best, best_value = None, -1.0
@@ -243,7 +253,7 @@ def bid_round_two(
             best, best_value = s, value
     if best_value < style.bid2_bar[pos] and not stuck:
         return None, False
-    alone = style.go_alone and can_take_all(hand, best, 0)
+    alone = style.go_alone and can_take_all(hand, best, 0, absent)
     return best, alone
 
 

@@ -13,6 +13,7 @@ from games.engine import (
     BIT,
     DISCARD,
     EFFECTIVE_SUIT,
+    JOKER,
     PASS,
     PLAY,
     PLAY_ACTIONS,
@@ -64,15 +65,17 @@ def policy_action(state: MatchState, gone: int, voids: list[int], style: P.Style
         )
         return _PLAY[c]
     going_alone = state.options.going_alone
+    # Before the play `gone` holds the joker only when the match's deck lacks it.
+    absent = gone & BIT[JOKER]
     if phase == BID1:
         order, alone = P.bid_round_one(
-            state.hands[seat], state.upcard, seat, state.dealer, style, state.upcard_suit
+            state.hands[seat], state.upcard, seat, state.dealer, style, state.upcard_suit, absent
         )
         return order_up(alone and going_alone) if order else _PASS
     if phase == BID2:
         stuck = _PASS not in legal
         suit, alone = P.bid_round_two(
-            state.hands[seat], state.turned_down, seat, state.dealer, stuck, style
+            state.hands[seat], state.turned_down, seat, state.dealer, stuck, style, absent
         )
         return _PASS if suit is None else call(suit, alone and going_alone)
     if phase == DISCARD:

@@ -22,7 +22,7 @@ def bid_action(seen: Seen, style: P.Style) -> dict[str, Any]:
     legal = seen.legal
     if seen.phase == "bid1":
         order, alone = P.bid_round_one(
-            seen.hand, seen.upcard, seen.seat, seen.dealer, style, seen.upcard_suit
+            seen.hand, seen.upcard, seen.seat, seen.dealer, style, seen.upcard_suit, seen.absent
         )
         if order:
             return find(legal, type="order_up", alone=alone) or find(legal, type="order_up")
@@ -30,7 +30,7 @@ def bid_action(seen: Seen, style: P.Style) -> dict[str, Any]:
     if seen.phase == "bid2":
         stuck = find(legal, type="pass") is None
         suit, alone = P.bid_round_two(
-            seen.hand, seen.turned_down, seen.seat, seen.dealer, stuck, style
+            seen.hand, seen.turned_down, seen.seat, seen.dealer, stuck, style, seen.absent
         )
         if suit is None:
             return find(legal, type="pass")

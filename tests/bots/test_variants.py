@@ -185,3 +185,35 @@ def test_the_right_bower_is_boss_once_the_joker_is_gone_and_in_a_24_card_match()
     assert E.card_str(P.choose_lead(S, hand, hearts, S, 0, None, None)) == "QH"
     view = E.player_view(maker_leads_state(joker=False), S)
     assert PLAYERS["medium"](view, random.Random(0)) == {"type": "play", "card": "JH"}
+
+
+# South, first to bid, holds the two bowers and the ace of trump with two side aces: in
+# a 24-card match nothing can beat its right bower, so the rules go alone; with the
+# joker unseen (in the kitty here, which south cannot know) the right bower is no master.
+LONER = {
+    S: "JH JD AH AS AC",
+    W: "9C TC JC QC KC",
+    N: "9D TD QD KD AD",
+    EAST: "9S TS JS QS KS",
+}
+
+
+def loner_state(joker: bool) -> E.MatchState:
+    state = E.MatchState(E.Options(joker=joker), first_dealer=EAST)
+    state.deal(deck_of(LONER, "9H TH QH KH" + (" JK" if joker else "")))
+    assert state.phase == E.BID1 and state.turn == S
+    return state
+
+
+@pytest.mark.parametrize("joker, alone", [(False, True), (True, False)])
+def test_the_rules_go_alone_on_the_right_bower_only_when_no_joker_can_beat_it(joker, alone):
+    view = E.player_view(loner_state(joker), S)
+    action = PLAYERS["medium"](view, random.Random(0))
+    assert action == {"type": "order_up", "alone": alone}
+    mask = sum(E.BIT[c] for c in cards(LONER[S]))
+    hearts = E.parse_suit("H")
+    absent = 0 if joker else E.BIT[E.JOKER]
+    assert P.bid_round_two(mask, E.parse_suit("S"), S, EAST, False, P.MEDIUM, absent) == (
+        hearts,
+        alone,
+    )
