@@ -116,8 +116,8 @@ class SocialFieldsSerializer(serializers.Serializer):
     )
 
 
-class MatchViewSerializer(SocialFieldsSerializer):
-    """A match and what the caller's seat (or a spectator) sees of it."""
+class MatchSummarySerializer(SocialFieldsSerializer):
+    """A match, seen by no seat in particular."""
 
     id = serializers.UUIDField()
     status = serializers.ChoiceField(choices=MatchStatus.choices)
@@ -136,6 +136,11 @@ class MatchViewSerializer(SocialFieldsSerializer):
     seats = SeatSerializer(many=True)
     created_at = serializers.CharField()
     finished_at = serializers.CharField(allow_null=True)
+
+
+class MatchViewSerializer(MatchSummarySerializer):
+    """A match and what the caller's seat (or a spectator) sees of it."""
+
     you = serializers.IntegerField(
         required=False,
         allow_null=True,
@@ -172,24 +177,6 @@ class ReplayedHandSerializer(serializers.Serializer):
         ref_name = "ReplayedHand"
 
 
-class MatchSummarySerializer(SocialFieldsSerializer):
-    """A match, seen by no seat in particular."""
-
-    id = serializers.UUIDField()
-    status = serializers.ChoiceField(choices=MatchStatus.choices)
-    seq = serializers.IntegerField(help_text="The newest event's sequence number.")
-    options = OptionsSerializer()
-    hints_allowed = StrictBooleanField()
-    turn_seconds = serializers.IntegerField(allow_null=True)
-    turn_deadline = serializers.CharField(allow_null=True)
-    scores = serializers.ListField(child=serializers.IntegerField())
-    winner_team = serializers.IntegerField(allow_null=True)
-    hands_played = serializers.IntegerField()
-    seats = SeatSerializer(many=True)
-    created_at = serializers.CharField()
-    finished_at = serializers.CharField(allow_null=True)
-
-
 class ReplaySerializer(MatchSummarySerializer):
     """A finished match, hand by hand."""
 
@@ -202,17 +189,22 @@ class ReplaySerializer(MatchSummarySerializer):
         ref_name = "Replay"
 
 
-class MatchPageSerializer(serializers.Serializer):
+# Every page of a list links to the pages beside it (a comment, not a docstring: that
+# would become each page's description in the schema).
+class PageLinksSerializer(serializers.Serializer):
+    next = serializers.URLField(allow_null=True, help_text="The next page, if any.")
+    previous = serializers.URLField(allow_null=True, help_text="The page before, if any.")
+
+
+class CountSerializer(serializers.Serializer):
     count = serializers.IntegerField()
-    next = serializers.URLField(allow_null=True)
-    previous = serializers.URLField(allow_null=True)
+
+
+class MatchPageSerializer(CountSerializer, PageLinksSerializer):
     results = MatchViewSerializer(many=True)
 
 
-class PublicMatchPageSerializer(serializers.Serializer):
-    count = serializers.IntegerField()
-    next = serializers.URLField(allow_null=True)
-    previous = serializers.URLField(allow_null=True)
+class PublicMatchPageSerializer(CountSerializer, PageLinksSerializer):
     results = MatchSummarySerializer(many=True)
 
     class Meta:
@@ -1079,9 +1071,7 @@ class HistoryItemSerializer(serializers.Serializer):
         ref_name = "HistoryItem"
 
 
-class HistoryPageSerializer(serializers.Serializer):
-    next = serializers.URLField(allow_null=True)
-    previous = serializers.URLField(allow_null=True)
+class HistoryPageSerializer(PageLinksSerializer):
     results = HistoryItemSerializer(many=True)
 
     class Meta:
@@ -1359,9 +1349,7 @@ class MyMatchSerializer(serializers.Serializer):
         ref_name = "MyMatch"
 
 
-class MyMatchPageSerializer(serializers.Serializer):
-    next = serializers.URLField(allow_null=True, help_text="The next page, if any.")
-    previous = serializers.URLField(allow_null=True, help_text="The page before, if any.")
+class MyMatchPageSerializer(PageLinksSerializer):
     results = MyMatchSerializer(many=True)
 
     class Meta:
