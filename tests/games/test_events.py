@@ -1,20 +1,24 @@
 """games/events.py is the one definition of the event vocabulary."""
 
 import ast
+import dataclasses
 import inspect
 import subprocess
 import sys
+import uuid
 from pathlib import Path
 from typing import Any, get_args, get_origin, get_type_hints
 
 import pytest
+from django.utils import timezone
 
 from games import engine as E
-from games import events
+from games import events, feed
 from games.deal_view import seat_cards
 from games.engine import outcomes
 from games.error_codes import CATALOGUE
 from games.events import EVENT_TYPES, REGISTRY
+from games.models import Event
 
 ROOT = Path(__file__).resolve().parents[2]
 DECK = [E.card_str(c) for c in E.seeded_deck(7)]
@@ -147,6 +151,22 @@ def test_each_types_redaction_rule_before_and_after_the_match_is_finished(name):
             assert seen == {"action": {"type": "farm"}}
         else:
             assert seen == payload
+
+
+@pytest.mark.parametrize("name", feed.FEED_EVENT_TYPES)
+def test_the_feed_shows_each_event_as_events_redact_shows_it_to_the_seat(name, monkeypatch):
+    """The feed has no redaction of its own: were a type it carries to hide a field from
+    the seat, its feed items would hide it too (one redaction path, events.redact)."""
+
+    def hide_the_seat(payload, _event_seat, _seat):
+        return {k: v for k, v in payload.items() if k != "seat"}
+
+    monkeypatch.setitem(REGISTRY, name, dataclasses.replace(REGISTRY[name], redact=hide_the_seat))
+    payload = {**sample_payload(name), "seat": 1}
+    event = Event(
+        match_id=uuid.uuid4(), seq=3, type=name, seat=1, payload=payload, created_at=timezone.now()
+    )
+    assert "seat" not in feed.event_item(event, 0)
 
 
 def test_a_type_with_no_definition_shows_nothing_until_the_match_is_finished():
