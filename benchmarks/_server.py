@@ -84,10 +84,20 @@ def add_stack_arguments(
     cache_db: int,
     port: int | None = None,
     keep_database: bool = True,
+    gunicorn: bool = False,
 ) -> None:
     """The options that say where a benchmark's Stack runs: its own database (made fresh,
-    dropped at the end unless --keep-database), two spare Redis databases (emptied), and
-    the server's port on 127.0.0.1 (`port`: the default, None: no server)."""
+    dropped at the end unless --keep-database), two spare Redis databases (emptied), the
+    server's port on 127.0.0.1 (`port`: the default, None: no server) and, with
+    `gunicorn`, its processes and threads (production's defaults)."""
+    if gunicorn:
+        parser.add_argument(
+            "--workers",
+            type=int,
+            default=min((os.cpu_count() or 1) + 1, 9),
+            help="gunicorn processes (cores + 1, as euchre_service/gunicorn.conf.py)",
+        )
+        parser.add_argument("--threads", type=int, default=4, help="threads per process (4)")
     if port is not None:
         parser.add_argument("--port", type=int, default=port, help=f"on 127.0.0.1 ({port})")
     parser.add_argument("--database-url", default=f"postgres://postgres@127.0.0.1:5432/{database}")
@@ -96,6 +106,17 @@ def add_stack_arguments(
     parser.add_argument("--cache-db", type=int, default=cache_db)
     if keep_database:
         parser.add_argument("--keep-database", action="store_true")
+
+
+def cpu_line(cpu: dict[str, float], when: str = "") -> str:
+    """The line that says where the CPU went (% of all cores, by kind: cpu_used scaled),
+    and whether other programs disturbed the figures."""
+    return (
+        f"  CPU, % of all {os.cpu_count()} cores{when}: server {cpu['server']:.0f}%,"
+        f" clients {cpu['clients']:.0f}%, PostgreSQL and Redis {cpu['stores']:.0f}%,"
+        f" other programs {cpu['other']:.0f}%"
+        + ("  <- disturbed: another program shared the cores" if cpu["other"] > 10 else "")
+    )
 
 
 def stream_server_env(keepalive: float) -> dict[str, str]:
@@ -217,6 +238,9 @@ class Stack:
     def from_args(cls, args: argparse.Namespace, log_prefix: str, **options: Any) -> "Stack":
         """The Stack the options of add_stack_arguments name, its logs in a new temporary
         folder named `log_prefix`...; `options` as for Stack()."""
+        for name in ("workers", "threads"):  # gunicorn's, if the benchmark has them
+            if hasattr(args, name):
+                options.setdefault(name, getattr(args, name))
         return cls(
             database_url=args.database_url,
             redis_url=args.redis_url,

@@ -53,6 +53,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from benchmarks._server import (  # noqa: E402
     Stack,
     add_stack_arguments,
+    cpu_line,
     cpu_snapshot,
     cpu_used,
     percentile,
@@ -412,13 +413,7 @@ HEADER = (
 
 
 def report_errors(tally: Tally) -> None:
-    cpu = tally.cpu
-    print(
-        f"  CPU, % of all {os.cpu_count()} cores while measured: server {cpu['server']:.0f}%,"
-        f" clients {cpu['clients']:.0f}%, PostgreSQL and Redis {cpu['stores']:.0f}%,"
-        f" other programs {cpu['other']:.0f}%"
-        + ("  <- disturbed: another program shared the cores" if cpu["other"] > 10 else "")
-    )
+    print(cpu_line(tally.cpu, " while measured"))
     unexpected = dict(tally.errors)
     if unexpected:
         print(f"  unexpected answers: {dict(unexpected)}")
@@ -443,15 +438,10 @@ def parse_args() -> argparse.Namespace:
         help="computer players in the API process (eager), on a Celery worker, or none:"
         " four people at each match",
     )
-    parser.add_argument(
-        "--workers",
-        type=int,
-        default=min((os.cpu_count() or 1) + 1, 9),
-        help="gunicorn processes (cores + 1, as euchre_service/gunicorn.conf.py)",
-    )
-    parser.add_argument("--threads", type=int, default=4, help="threads per process (4)")
     parser.add_argument("--celery-concurrency", type=int, default=2, help="with --bots worker")
-    add_stack_arguments(parser, database="euchre_bench", broker_db=10, cache_db=11, port=8790)
+    add_stack_arguments(
+        parser, database="euchre_bench", broker_db=10, cache_db=11, port=8790, gunicorn=True
+    )
     parser.add_argument("--skip-post-only", action="store_true", help="skip the POST-only loop")
     args = parser.parse_args()
     if not 1 <= args.clients <= 256:
@@ -480,12 +470,7 @@ def main() -> int:
     eager = args.bots != "worker"
     people = args.bots == "none"
     stack = Stack.from_args(
-        args,
-        "euchre-bench-",
-        workers=args.workers,
-        threads=args.threads,
-        eager=eager,
-        celery_concurrency=args.celery_concurrency,
+        args, "euchre-bench-", eager=eager, celery_concurrency=args.celery_concurrency
     )
     log_dir = stack.log_dir
     print(

@@ -110,15 +110,13 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--wait", type=float, default=20, help="QUICKPLAY_WAIT_SECONDS (20)")
     parser.add_argument("--option-sets", type=int, default=1, choices=range(1, 5))
     parser.add_argument("--seed", type=int, default=13)
-    parser.add_argument(
-        "--workers",
-        type=int,
-        default=min((os.cpu_count() or 1) + 1, 9),
-        help="gunicorn processes (cores + 1, as euchre_service/gunicorn.conf.py)",
-    )
-    parser.add_argument("--threads", type=int, default=4, help="threads per process (4)")
     add_stack_arguments(
-        parser, database="euchre_bench_quickplay", broker_db=14, cache_db=15, port=8793
+        parser,
+        database="euchre_bench_quickplay",
+        broker_db=14,
+        cache_db=15,
+        port=8793,
+        gunicorn=True,
     )
     args = parser.parse_args()
     if not 4 <= args.people <= 1000 or not 0 < args.arrival_seconds <= 120:
@@ -131,8 +129,6 @@ def main() -> int:
     stack = Stack.from_args(
         args,
         "euchre-bench-quickplay-",
-        workers=args.workers,
-        threads=args.threads,
         eager=False,
         extra_env={"QUICKPLAY_WAIT_SECONDS": str(args.wait), "COMPUTER_MOVE_DELAY": "0"},
     )

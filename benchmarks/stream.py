@@ -64,6 +64,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from benchmarks._server import (  # noqa: E402
     Stack,
     add_stack_arguments,
+    cpu_line,
     cpu_snapshot,
     cpu_used,
     ms,
@@ -729,13 +730,7 @@ def print_delivery(args: argparse.Namespace, d: Delivery) -> None:
             f"{t * 1000:.0f} ms (seq {seq}, {kind}, {n} over 500 ms)" for t, seq, kind, n in worst
         )
     )
-    cpu = d.cpu
-    print(
-        f"  CPU, % of all {os.cpu_count()} cores: server {cpu['server']:.0f}%, clients"
-        f" {cpu['clients']:.0f}%, PostgreSQL and Redis {cpu['stores']:.0f}%, other programs"
-        f" {cpu['other']:.0f}%"
-        + ("  <- disturbed: another program shared the cores" if cpu["other"] > 10 else "")
-    )
+    print(cpu_line(d.cpu))
     if d.errors:
         print(f"  unexpected answers: {dict(d.errors)}; first: {d.first_error[:300]}")
 
