@@ -1,10 +1,13 @@
-"""Process plumbing for benchmarks/api.py, benchmarks/stream.py and the hostile-client
-suite (tests/hostile): a fresh PostgreSQL database (or a given one), two spare Redis
-databases, gunicorn and/or uvicorn with the production settings, and (optionally) a
-Celery worker and celery beat. Everything on 127.0.0.1; everything it starts it stops,
-by process group, at the end.
+"""What the benchmarks that run the service share (api, stream, feed, quickplay, storage,
+profile_action; the hostile-client suite and the fault tests too): a fresh PostgreSQL
+database (or a given one), two spare Redis databases, gunicorn and/or uvicorn with the
+production settings, and (optionally) a Celery worker and celery beat, or Django in this
+process; the command-line options that name them; and the percentiles the figures are
+printed as. Everything on 127.0.0.1; everything it starts it stops, by process group, at
+the end.
 """
 
+import argparse
 import http.client
 import json
 import os
@@ -14,8 +17,11 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -57,6 +63,75 @@ def raise_open_files_limit(wanted: int) -> int:
     return soft
 
 
+def percentile(sorted_values: list[float], q: float) -> float:
+    """Nearest-rank percentile `q` (0 to 100) of sorted values; nan for none."""
+    if not sorted_values:
+        return float("nan")
+    rank = max(1, int(-(-q * len(sorted_values) // 100)))
+    return sorted_values[min(rank, len(sorted_values)) - 1]
+
+
+def ms(seconds: list[float], q: float) -> float:
+    """Percentile `q` of durations in seconds (in any order), in milliseconds."""
+    return percentile(sorted(seconds), q) * 1000
+
+
+def add_stack_arguments(
+    parser: argparse.ArgumentParser,
+    *,
+    database: str,
+    broker_db: int,
+    cache_db: int,
+    port: int | None = None,
+    keep_database: bool = True,
+    gunicorn: bool = False,
+) -> None:
+    """The options that say where a benchmark's Stack runs: its own database (made fresh,
+    dropped at the end unless --keep-database), two spare Redis databases (emptied), the
+    server's port on 127.0.0.1 (`port`: the default, None: no server) and, with
+    `gunicorn`, its processes and threads (production's defaults)."""
+    if gunicorn:
+        parser.add_argument(
+            "--workers",
+            type=int,
+            default=min((os.cpu_count() or 1) + 1, 9),
+            help="gunicorn processes (cores + 1, as euchre_service/gunicorn.conf.py)",
+        )
+        parser.add_argument("--threads", type=int, default=4, help="threads per process (4)")
+    if port is not None:
+        parser.add_argument("--port", type=int, default=port, help=f"on 127.0.0.1 ({port})")
+    parser.add_argument("--database-url", default=f"postgres://postgres@127.0.0.1:5432/{database}")
+    parser.add_argument("--redis-url", default="redis://127.0.0.1:6379")
+    parser.add_argument("--broker-db", type=int, default=broker_db)
+    parser.add_argument("--cache-db", type=int, default=cache_db)
+    if keep_database:
+        parser.add_argument("--keep-database", action="store_true")
+
+
+def cpu_line(cpu: dict[str, float], when: str = "") -> str:
+    """The line that says where the CPU went (% of all cores, by kind: cpu_used scaled),
+    and whether other programs disturbed the figures."""
+    return (
+        f"  CPU, % of all {os.cpu_count()} cores{when}: server {cpu['server']:.0f}%,"
+        f" clients {cpu['clients']:.0f}%, PostgreSQL and Redis {cpu['stores']:.0f}%,"
+        f" other programs {cpu['other']:.0f}%"
+        + ("  <- disturbed: another program shared the cores" if cpu["other"] > 10 else "")
+    )
+
+
+def stream_server_env(keepalive: float) -> dict[str, str]:
+    """uvicorn as production runs the live streams (settings_production, a Celery worker
+    for the tasks), keep-alives every `keepalive` seconds, no stream ending by itself
+    during a run."""
+    return {
+        "DJANGO_SETTINGS_MODULE": "euchre_service.settings_production",
+        "BENCHMARK_ENDPOINTS": "0",
+        "CELERY_TASK_ALWAYS_EAGER": "0",
+        "STREAM_KEEPALIVE_SECONDS": f"{keepalive:g}",
+        "STREAM_MAX_SECONDS": "3600",  # longer than the run: no stream ends by itself
+    }
+
+
 def cpu_snapshot(own_groups: set[int]) -> dict[int, tuple[str, float]]:
     """Every process's CPU seconds so far, with its kind: "clients" (this process),
     "server" (the process groups it started: gunicorn, the Celery worker), "stores"
@@ -96,6 +171,31 @@ def cpu_used(before: dict, after: dict) -> dict[str, float]:
     return used
 
 
+def local_seats(prefix: str, seats: int = 4) -> Callable[..., Any]:
+    """With Django in this process (Stack.django_here): `seats` users, each with a token,
+    and `call(method, path, body=None, seat=0, **headers)`, a GET or a JSON POST as that
+    seat's user through Django's test client (the whole middleware and DRF stack, no
+    socket)."""
+    from django.contrib.auth import get_user_model  # only once Django is set up
+    from django.test import Client
+    from knox.models import get_token_model
+
+    User = get_user_model()
+    tokens = []
+    for i in range(seats):
+        user = User.objects.create(username=f"{prefix}{i}")
+        tokens.append(get_token_model().objects.create(user=user)[1])
+    client = Client(HTTP_HOST="127.0.0.1")
+
+    def call(method: str, path: str, body: dict | None = None, seat: int = 0, **headers: str):
+        auth = {"HTTP_AUTHORIZATION": f"Token {tokens[seat]}", **headers}
+        if method == "GET":
+            return client.get(path, **auth)
+        return client.post(path, body, content_type="application/json", **auth)
+
+    return call
+
+
 class Stack:
     """The servers one benchmark run needs, made fresh and taken down afterwards."""
 
@@ -132,6 +232,53 @@ class Stack:
         self.extra_env = dict(extra_env or {})  # applied last: it overrides the above
         self.processes: list[tuple[str, subprocess.Popen]] = []
         self.secret_key = secrets.token_urlsafe(50)
+        self.django_is_here = False  # Django set up in this process (django_here)
+
+    @classmethod
+    def from_args(cls, args: argparse.Namespace, log_prefix: str, **options: Any) -> "Stack":
+        """The Stack the options of add_stack_arguments name, its logs in a new temporary
+        folder named `log_prefix`...; `options` as for Stack()."""
+        for name in ("workers", "threads"):  # gunicorn's, if the benchmark has them
+            if hasattr(args, name):
+                options.setdefault(name, getattr(args, name))
+        return cls(
+            database_url=args.database_url,
+            redis_url=args.redis_url,
+            broker_db=args.broker_db,
+            cache_db=args.cache_db,
+            port=getattr(args, "port", 0),
+            log_dir=Path(tempfile.mkdtemp(prefix=log_prefix)),
+            **options,
+        )
+
+    def prepare(self) -> None:
+        """A fresh database, migrated, and the two Redis databases emptied."""
+        self.create_database()
+        self.flush_redis()
+        self.migrate()
+
+    def clean_up(self, keep_database: bool = False) -> None:
+        """Stop what it started, empty the Redis databases and drop the database (unless
+        kept); a failure here is printed, not raised: the run's figures still count."""
+        self.stop()
+        if self.django_is_here:
+            from django.db import connections  # set up by django_here
+
+            connections.close_all()  # this process's own, before the database is dropped
+        try:
+            self.flush_redis()
+            if not keep_database:
+                self.drop_database()
+        except Exception as exc:  # pragma: no cover - reported, not fatal
+            print(f"  clean-up: {exc!r}")
+
+    def django_here(self) -> None:
+        """Django in this process, with the Stack's settings (its database, its Redis)."""
+        os.environ.update(self.env())
+        import django  # only now: the settings read the environment just set
+
+        django.setup()
+        self.django_is_here = True
 
     # ------------------------------------------------------------ environment
 

@@ -43,18 +43,25 @@ import os
 import platform
 import re
 import sys
-import tempfile
 import threading
 import time
 from collections import Counter
 from dataclasses import dataclass, field
-from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from benchmarks._server import Stack, cpu_snapshot, cpu_used  # noqa: E402
+from benchmarks._server import (  # noqa: E402
+    Stack,
+    add_stack_arguments,
+    cpu_line,
+    cpu_snapshot,
+    cpu_used,
+    percentile,
+)
+from games import events  # noqa: E402
 
-ACTION_TYPES = ("bid", "discard", "card_played")
+# The events that are moves (a person's or a computer's).
+ACTION_TYPES = sorted(events.ACTION_EVENTS)
 SEATS = [{"kind": "me"}, {"kind": "computer"}, {"kind": "computer"}, {"kind": "computer"}]
 PEOPLE = [{"kind": "me"}, {"kind": "open"}, {"kind": "open"}, {"kind": "open"}]
 VIEW = "GET /api/v1/matches/{id}"
@@ -369,14 +376,6 @@ def print_census(census: dict[str, list[list[str]]]) -> None:
 # ---------------------------------------------------------------- figures
 
 
-def percentile(sorted_values: list[float], q: float) -> float:
-    """Nearest-rank percentile of sorted values."""
-    if not sorted_values:
-        return float("nan")
-    rank = max(1, int(-(-q * len(sorted_values) // 100)))
-    return sorted_values[min(rank, len(sorted_values)) - 1]
-
-
 @dataclass
 class Figures:
     per_second: float
@@ -414,13 +413,7 @@ HEADER = (
 
 
 def report_errors(tally: Tally) -> None:
-    cpu = tally.cpu
-    print(
-        f"  CPU, % of all {os.cpu_count()} cores while measured: server {cpu['server']:.0f}%,"
-        f" clients {cpu['clients']:.0f}%, PostgreSQL and Redis {cpu['stores']:.0f}%,"
-        f" other programs {cpu['other']:.0f}%"
-        + ("  <- disturbed: another program shared the cores" if cpu["other"] > 10 else "")
-    )
+    print(cpu_line(tally.cpu, " while measured"))
     unexpected = dict(tally.errors)
     if unexpected:
         print(f"  unexpected answers: {dict(unexpected)}")
@@ -445,20 +438,10 @@ def parse_args() -> argparse.Namespace:
         help="computer players in the API process (eager), on a Celery worker, or none:"
         " four people at each match",
     )
-    parser.add_argument(
-        "--workers",
-        type=int,
-        default=min((os.cpu_count() or 1) + 1, 9),
-        help="gunicorn processes (cores + 1, as euchre_service/gunicorn.conf.py)",
-    )
-    parser.add_argument("--threads", type=int, default=4, help="threads per process (4)")
     parser.add_argument("--celery-concurrency", type=int, default=2, help="with --bots worker")
-    parser.add_argument("--port", type=int, default=8790, help="on 127.0.0.1 (8790)")
-    parser.add_argument("--database-url", default="postgres://postgres@127.0.0.1:5432/euchre_bench")
-    parser.add_argument("--redis-url", default="redis://127.0.0.1:6379")
-    parser.add_argument("--broker-db", type=int, default=10)
-    parser.add_argument("--cache-db", type=int, default=11)
-    parser.add_argument("--keep-database", action="store_true")
+    add_stack_arguments(
+        parser, database="euchre_bench", broker_db=10, cache_db=11, port=8790, gunicorn=True
+    )
     parser.add_argument("--skip-post-only", action="store_true", help="skip the POST-only loop")
     args = parser.parse_args()
     if not 1 <= args.clients <= 256:
@@ -486,19 +469,10 @@ def main() -> int:
     args = parse_args()
     eager = args.bots != "worker"
     people = args.bots == "none"
-    log_dir = Path(tempfile.mkdtemp(prefix="euchre-bench-"))
-    stack = Stack(
-        database_url=args.database_url,
-        redis_url=args.redis_url,
-        broker_db=args.broker_db,
-        cache_db=args.cache_db,
-        port=args.port,
-        workers=args.workers,
-        threads=args.threads,
-        eager=eager,
-        celery_concurrency=args.celery_concurrency,
-        log_dir=log_dir,
+    stack = Stack.from_args(
+        args, "euchre-bench-", eager=eager, celery_concurrency=args.celery_concurrency
     )
+    log_dir = stack.log_dir
     print(
         f"benchmarks/api.py: {args.clients} clients, one thread and keep-alive connection each;"
         f" {args.warmup:g} s warm-up + {args.seconds:g} s measured per phase"
@@ -524,9 +498,7 @@ def main() -> int:
             f" {args.celery_concurrency}) through Redis; clients poll GET until their turn"
         )
     try:
-        stack.create_database()
-        stack.flush_redis()
-        stack.migrate()
+        stack.prepare()
         stack.start_gunicorn()
         if not eager:
             stack.start_worker()
@@ -550,7 +522,7 @@ def main() -> int:
             " JOIN games_seat s ON s.match_id = e.match_id AND s.index = e.seat"
             " WHERE e.type = ANY(%s) AND e.created_at >= to_timestamp(%s)"
             " AND e.created_at < to_timestamp(%s)",
-            (list(ACTION_TYPES), window.wall_start, window.wall_end),
+            (ACTION_TYPES, window.wall_start, window.wall_end),
         )[0]
         gaps = stack.query(
             "SELECT count(*) FROM (SELECT match_id, count(*) AS n, max(seq) AS top"
@@ -574,13 +546,7 @@ def main() -> int:
             )
         census = query_census(tokens[0], args, eager, people)
     finally:
-        stack.stop()
-        try:
-            stack.flush_redis()
-            if not args.keep_database:
-                stack.drop_database()
-        except Exception as exc:  # pragma: no cover - reported, not fatal
-            print(f"  clean-up: {exc!r}")
+        stack.clean_up(args.keep_database)
 
     action = figures(play, ACTION, args.seconds)
     view = figures(play, VIEW, args.seconds)

@@ -23,14 +23,10 @@ from dataclasses import replace
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+from benchmarks._server import ms as millis  # noqa: E402
 from bots.players import PLAYERS  # noqa: E402
 from bots.players.hard import DEFAULT_BUDGET, Budget, search  # noqa: E402
 from games import engine as E  # noqa: E402
-
-
-def pct(values: list[float], q: float) -> float:
-    values = sorted(values)
-    return values[min(len(values) - 1, int(q * len(values)))]
 
 
 def main() -> None:
@@ -86,26 +82,26 @@ def main() -> None:
         every = [t for _, t in series]
         print(f" {title}")
         print(
-            f"  all       p50 {pct(every, 0.5) * ms:6.1f} ms   p95 {pct(every, 0.95) * ms:6.1f} ms"
+            f"  all       p50 {millis(every, 50):6.1f} ms   p95 {millis(every, 95):6.1f} ms"
             f"   max {max(every) * ms:6.1f} ms   mean {statistics.fmean(every) * ms:6.1f} ms"
         )
         for phase in ("bid1", "bid2", "discard", "play"):
             some = [t for p, t in series if p == phase]
             if some:
                 print(
-                    f"  {phase:8}  p50 {pct(some, 0.5) * ms:6.1f} ms   p95 "
-                    f"{pct(some, 0.95) * ms:6.1f} ms   max {max(some) * ms:6.1f} ms   "
+                    f"  {phase:8}  p50 {millis(some, 50):6.1f} ms   p95 "
+                    f"{millis(some, 95):6.1f} ms   max {max(some) * ms:6.1f} ms   "
                     f"({len(some)} decisions)"
                 )
     print(f"  candidates valued per second: {playouts / search_time:,.0f} (wall-clock)")
-    own_p95 = pct([t for _, t in cpu], 0.95)
+    own_p95 = millis([t for _, t in cpu], 95)
     print(
         f"  baseline, the same decisions by Hard with playouts (Budget(solver=False)): CPU p95 "
-        f"{pct(base_cpu, 0.95) * ms:.1f} ms, mean {statistics.fmean(base_cpu) * ms:.1f} ms; "
-        f"the solver's CPU p95 is {own_p95 / pct(base_cpu, 0.95):.2f}x it"
+        f"{millis(base_cpu, 95):.1f} ms, mean {statistics.fmean(base_cpu) * ms:.1f} ms; "
+        f"the solver's CPU p95 is {own_p95 / millis(base_cpu, 95):.2f}x it"
     )
-    wall = pct([t for _, t in times], 0.95) <= 0.250
-    own = pct([t for _, t in cpu], 0.95) <= 0.250
+    wall = millis([t for _, t in times], 95) <= 250
+    own = own_p95 <= 250
     print(
         f"  goal p95 <= 250 ms: wall-clock {'met' if wall else 'NOT met'}, "
         f"CPU {'met' if own else 'NOT met'} (on a busy machine the wall clock counts the "

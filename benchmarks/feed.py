@@ -38,20 +38,24 @@ import json
 import os
 import platform
 import sys
-import tempfile
 import time
 from collections import Counter
-from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from benchmarks._server import Stack, raise_open_files_limit, rss_kib  # noqa: E402
+from benchmarks._server import (  # noqa: E402
+    Stack,
+    add_stack_arguments,
+    ms,
+    raise_open_files_limit,
+    rss_kib,
+    stream_server_env,
+)
 from benchmarks.stream import (  # noqa: E402
     HOST,
     Http,
     HttpError,
     Stream,
-    percentile,
     read_head,
     request_bytes,
     server_threads,
@@ -251,10 +255,6 @@ async def run(args: argparse.Namespace, stack: Stack, pid: int) -> dict:
     }
 
 
-def ms(values: list[float], q: float) -> float:
-    return percentile(sorted(values), q) * 1000
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--max-feeds", type=int, default=2000)
@@ -262,34 +262,13 @@ def main() -> int:
     parser.add_argument("--matches-played", type=int, default=4)
     parser.add_argument("--keepalive", type=float, default=5)
     parser.add_argument("--connect-concurrency", type=int, default=64)
-    parser.add_argument("--port", type=int, default=8793)
-    parser.add_argument(
-        "--database-url", default="postgres://postgres@127.0.0.1:5432/euchre_bench_feed"
-    )
-    parser.add_argument("--redis-url", default="redis://127.0.0.1:6379")
-    parser.add_argument("--broker-db", type=int, default=12)
-    parser.add_argument("--cache-db", type=int, default=13)
-    parser.add_argument("--keep-database", action="store_true")
+    add_stack_arguments(parser, database="euchre_bench_feed", broker_db=12, cache_db=13, port=8793)
     args = parser.parse_args()
     if not 8 <= args.max_feeds <= 50_000 or not 1 <= args.actions <= 100_000:
         parser.error("--max-feeds: 8 to 50000; --actions: 1 to 100000")
     files = raise_open_files_limit(args.max_feeds + 1024)
-    log_dir = Path(tempfile.mkdtemp(prefix="euchre-bench-feed-"))
-    stack = Stack(
-        database_url=args.database_url,
-        redis_url=args.redis_url,
-        broker_db=args.broker_db,
-        cache_db=args.cache_db,
-        port=args.port,
-        log_dir=log_dir,
-        extra_env={
-            "DJANGO_SETTINGS_MODULE": "euchre_service.settings_production",
-            "BENCHMARK_ENDPOINTS": "0",
-            "CELERY_TASK_ALWAYS_EAGER": "0",
-            "STREAM_KEEPALIVE_SECONDS": f"{args.keepalive:g}",
-            "STREAM_MAX_SECONDS": "3600",
-        },
-    )
+    stack = Stack.from_args(args, "euchre-bench-feed-", extra_env=stream_server_env(args.keepalive))
+    log_dir = stack.log_dir
     print(
         "benchmarks/feed.py: per-user feeds (GET /api/v1/me/stream) under one uvicorn process:"
         " feeds held, and commit -> your_turn delay"
@@ -300,19 +279,11 @@ def main() -> int:
         f" client open-files limit {files}; logs in {log_dir}"
     )
     try:
-        stack.create_database()
-        stack.flush_redis()
-        stack.migrate()
+        stack.prepare()
         proc = stack.start_uvicorn(open_files=2 * (args.max_feeds + 1024))
         result = asyncio.run(run(args, stack, proc.pid))
     finally:
-        stack.stop()
-        try:
-            stack.flush_redis()
-            if not args.keep_database:
-                stack.drop_database()
-        except Exception as exc:  # pragma: no cover
-            print(f"  clean-up: {exc!r}")
+        stack.clean_up(args.keep_database)
     upper, lower = result["upper"], result["lower"]
     print(
         f"  actions measured: {len(upper)}; your_turn missing (10 s): {result['missing']};"

@@ -25,13 +25,11 @@ import io
 import os
 import pstats
 import sys
-import tempfile
 import time
-from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from benchmarks._server import Stack  # noqa: E402
+from benchmarks._server import Stack, add_stack_arguments, local_seats, ms  # noqa: E402
 
 PEOPLE = [{"kind": "me"}, {"kind": "open"}, {"kind": "open"}, {"kind": "open"}]
 MEDIUM = [{"kind": "me"}, *[{"kind": "computer", "level": "medium"}] * 3]
@@ -43,57 +41,22 @@ def main() -> int:
     parser.add_argument("--computer-posts", type=int, default=60, help="eager POSTs (60)")
     parser.add_argument("--top", type=int, default=25, help="profile lines (25)")
     parser.add_argument("--dump", help="also write the action POSTs' profile here (pstats)")
-    parser.add_argument(
-        "--database-url", default="postgres://postgres@127.0.0.1:5432/euchre_bench_profile"
+    add_stack_arguments(
+        parser, database="euchre_bench_profile", broker_db=10, cache_db=11, keep_database=False
     )
-    parser.add_argument("--redis-url", default="redis://127.0.0.1:6379")
-    parser.add_argument("--broker-db", type=int, default=10)
-    parser.add_argument("--cache-db", type=int, default=11)
     args = parser.parse_args()
-    stack = Stack(
-        database_url=args.database_url,
-        redis_url=args.redis_url,
-        broker_db=args.broker_db,
-        cache_db=args.cache_db,
-        port=0,
-        eager=True,
-        log_dir=Path(tempfile.mkdtemp(prefix="euchre-profile-")),
-    )
-    stack.create_database()
-    stack.flush_redis()
+    stack = Stack.from_args(args, "euchre-profile-", eager=True)
     try:
-        stack.migrate()
-        os.environ.update(stack.env())
-        import django
-
-        django.setup()
+        stack.prepare()
+        stack.django_here()
         run(args)
     finally:
-        from django.db import connections
-
-        connections.close_all()
-        stack.flush_redis()
-        stack.drop_database()
+        stack.clean_up()
     return 0
 
 
 def run(args: argparse.Namespace) -> None:
-    from django.contrib.auth import get_user_model
-    from django.test import Client
-    from knox.models import get_token_model
-
-    User = get_user_model()
-    tokens = []
-    for i in range(4):
-        user = User.objects.create(username=f"profile{i}")
-        tokens.append(get_token_model().objects.create(user=user)[1])
-    client = Client(HTTP_HOST="127.0.0.1")
-
-    def call(method: str, path: str, body: dict | None = None, seat: int = 0):
-        auth = {"HTTP_AUTHORIZATION": f"Token {tokens[seat]}"}
-        if method == "GET":
-            return client.get(path, **auth)
-        return client.post(path, body, content_type="application/json", **auth)
+    call = local_seats("profile")
 
     def new_match(seats: list[dict]) -> str:
         match_id = call("POST", "/api/v1/matches", {"seats": seats}).json()["id"]
@@ -146,9 +109,8 @@ def run(args: argparse.Namespace) -> None:
 
     print(f"CPU per request in this process (time.process_time, mean over {args.moves}):")
     for name, values in cpu.items():
-        values = sorted(values)
         mean = sum(values) / len(values) * 1000
-        print(f"  {name:<12} {mean:6.2f} ms  (p50 {values[len(values) // 2] * 1000:.2f} ms)")
+        print(f"  {name:<12} {mean:6.2f} ms  (p50 {ms(values, 50):.2f} ms)")
     action = sum(cpu["POST action"]) / len(cpu["POST action"])
     ping = sum(cpu["POST ping"]) / len(cpu["POST ping"])
     print(f"  action POST / ceiling POST: {action / ping:.2f}  (goal <= 1.3)")
@@ -194,11 +156,10 @@ def computer_moves(args, call, new_match) -> None:
             posts += 1
     finally:
         tasks.play_computer_turn.run = original
-    spent.sort()
     print(
         f"\ncomputer players (Medium, eager, in this process): {len(spent)} moves, CPU per move"
-        f" mean {sum(spent) / len(spent) * 1000:.2f} ms, p50 {spent[len(spent) // 2] * 1000:.2f}"
-        f" ms, p95 {spent[int(len(spent) * 0.95)] * 1000:.2f} ms  (goal <= 2 ms)"
+        f" mean {sum(spent) / len(spent) * 1000:.2f} ms, p50 {ms(spent, 50):.2f}"
+        f" ms, p95 {ms(spent, 95):.2f} ms  (goal <= 2 ms)"
     )
 
 

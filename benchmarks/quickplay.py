@@ -39,14 +39,13 @@ import platform
 import random
 import statistics
 import sys
-import tempfile
 import threading
 import time
-from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from benchmarks._server import Stack  # noqa: E402
+from benchmarks._server import Stack, add_stack_arguments, percentile  # noqa: E402
+from games import events  # noqa: E402
 
 PRESETS = ["standard", "short", "no_stick", "canadian"]
 
@@ -98,13 +97,9 @@ def quantiles(values: list[float]) -> str:
     if not values:
         return "-"
     ordered = sorted(values)
-
-    def q(p: float) -> float:
-        return ordered[min(len(ordered) - 1, int(p * len(ordered)))]
-
     return (
-        f"p50 {q(0.5):.3f} s, p95 {q(0.95):.3f} s, max {ordered[-1]:.3f} s,"
-        f" mean {statistics.fmean(ordered):.3f} s"
+        f"p50 {percentile(ordered, 50):.3f} s, p95 {percentile(ordered, 95):.3f} s,"
+        f" max {ordered[-1]:.3f} s, mean {statistics.fmean(ordered):.3f} s"
     )
 
 
@@ -115,21 +110,14 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--wait", type=float, default=20, help="QUICKPLAY_WAIT_SECONDS (20)")
     parser.add_argument("--option-sets", type=int, default=1, choices=range(1, 5))
     parser.add_argument("--seed", type=int, default=13)
-    parser.add_argument(
-        "--workers",
-        type=int,
-        default=min((os.cpu_count() or 1) + 1, 9),
-        help="gunicorn processes (cores + 1, as euchre_service/gunicorn.conf.py)",
+    add_stack_arguments(
+        parser,
+        database="euchre_bench_quickplay",
+        broker_db=14,
+        cache_db=15,
+        port=8793,
+        gunicorn=True,
     )
-    parser.add_argument("--threads", type=int, default=4, help="threads per process (4)")
-    parser.add_argument("--port", type=int, default=8793, help="on 127.0.0.1 (8793)")
-    parser.add_argument(
-        "--database-url", default="postgres://postgres@127.0.0.1:5432/euchre_bench_quickplay"
-    )
-    parser.add_argument("--redis-url", default="redis://127.0.0.1:6379")
-    parser.add_argument("--broker-db", type=int, default=14)
-    parser.add_argument("--cache-db", type=int, default=15)
-    parser.add_argument("--keep-database", action="store_true")
     args = parser.parse_args()
     if not 4 <= args.people <= 1000 or not 0 < args.arrival_seconds <= 120:
         parser.error("--people: 4 to 1000; --arrival-seconds: up to 120")
@@ -138,19 +126,13 @@ def parse_args() -> argparse.Namespace:
 
 def main() -> int:
     args = parse_args()
-    log_dir = Path(tempfile.mkdtemp(prefix="euchre-bench-quickplay-"))
-    stack = Stack(
-        database_url=args.database_url,
-        redis_url=args.redis_url,
-        broker_db=args.broker_db,
-        cache_db=args.cache_db,
-        port=args.port,
-        workers=args.workers,
-        threads=args.threads,
+    stack = Stack.from_args(
+        args,
+        "euchre-bench-quickplay-",
         eager=False,
-        log_dir=log_dir,
         extra_env={"QUICKPLAY_WAIT_SECONDS": str(args.wait), "COMPUTER_MOVE_DELAY": "0"},
     )
+    log_dir = stack.log_dir
     rng = random.Random(args.seed)
     moments = sorted(rng.uniform(0, args.arrival_seconds) for _ in range(args.people))
     rng.shuffle(moments)
@@ -169,9 +151,7 @@ def main() -> int:
     )
     checks: list[tuple[str, bool]] = []
     try:
-        stack.create_database()
-        stack.flush_redis()
-        stack.migrate()
+        stack.prepare()
         stack.start_gunicorn()
         stack.start_worker()
         print(f"  PostgreSQL {stack.query('SHOW server_version')[0][0]}; logs in {log_dir}")
@@ -199,25 +179,20 @@ def main() -> int:
         tables = stack.query(
             "SELECT m.id, m.quickplay_key, m.status, extract(epoch FROM m.created_at),"
             " (SELECT extract(epoch FROM e.created_at) FROM games_event e"
-            "   WHERE e.match_id = m.id AND e.type = 'match_started'),"
+            "   WHERE e.match_id = m.id AND e.type = %s),"
             " (SELECT count(*) FROM games_seat s WHERE s.match_id = m.id AND s.kind = 'human'),"
             " (SELECT count(*) FROM games_seat s WHERE s.match_id = m.id"
             "   AND s.kind = 'computer'),"
             " (SELECT count(*) FROM games_seat s WHERE s.match_id = m.id AND s.kind = 'open')"
-            " FROM games_match m WHERE m.quickplay_key <> ''"
+            " FROM games_match m WHERE m.quickplay_key <> ''",
+            (events.MATCH_STARTED,),
         )
         seated = stack.query(
             "SELECT s.user_id, s.match_id FROM games_seat s JOIN games_match m"
             " ON m.id = s.match_id WHERE m.quickplay_key <> '' AND s.kind = 'human'"
         )
     finally:
-        stack.stop()
-        try:
-            stack.flush_redis()
-            if not args.keep_database:
-                stack.drop_database()
-        except Exception as exc:  # pragma: no cover - reported, not fatal
-            print(f"  clean-up: {exc!r}")
+        stack.clean_up(args.keep_database)
 
     ok = [a for a in answers if a[0] == 200]
     failed = [a for a in answers if a[0] != 200]

@@ -18,13 +18,11 @@ first page or few however few rows it holds).
 import argparse
 import os
 import sys
-import tempfile
 import uuid
-from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from benchmarks._server import Stack  # noqa: E402
+from benchmarks._server import Stack, add_stack_arguments, local_seats  # noqa: E402
 
 PEOPLE = [{"kind": "me"}, {"kind": "open"}, {"kind": "open"}, {"kind": "open"}]
 TABLES = {
@@ -39,62 +37,26 @@ TABLES = {
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--matches", type=int, default=8)
-    parser.add_argument(
-        "--database-url", default="postgres://postgres@127.0.0.1:5432/euchre_bench_storage"
+    add_stack_arguments(
+        parser, database="euchre_bench_storage", broker_db=10, cache_db=11, keep_database=False
     )
-    parser.add_argument("--redis-url", default="redis://127.0.0.1:6379")
-    parser.add_argument("--broker-db", type=int, default=10)
-    parser.add_argument("--cache-db", type=int, default=11)
     args = parser.parse_args()
-    stack = Stack(
-        database_url=args.database_url,
-        redis_url=args.redis_url,
-        broker_db=args.broker_db,
-        cache_db=args.cache_db,
-        port=0,
-        eager=True,
-        log_dir=Path(tempfile.mkdtemp(prefix="euchre-storage-")),
-    )
-    stack.create_database()
-    stack.flush_redis()
+    stack = Stack.from_args(args, "euchre-storage-", eager=True)
     try:
-        stack.migrate()
-        os.environ.update(stack.env())
-        import django
-
-        django.setup()
+        stack.prepare()
+        stack.django_here()
         play(args.matches)
-        from django.db import connections
+        from django.db import connections  # Django is set up by now
 
         connections.close_all()
         report(stack, args.matches)
     finally:
-        from django.db import connections
-
-        connections.close_all()
-        stack.flush_redis()
-        stack.drop_database()
+        stack.clean_up()
     return 0
 
 
 def play(matches: int) -> None:
-    from django.contrib.auth import get_user_model
-    from django.test import Client
-    from knox.models import get_token_model
-
-    User = get_user_model()
-    tokens = []
-    for i in range(4):
-        user = User.objects.create(username=f"storage{i}")
-        tokens.append(get_token_model().objects.create(user=user)[1])
-    client = Client(HTTP_HOST="127.0.0.1")
-
-    def call(method: str, path: str, body: dict | None = None, seat: int = 0, **headers):
-        auth = {"HTTP_AUTHORIZATION": f"Token {tokens[seat]}", **headers}
-        if method == "GET":
-            return client.get(path, **auth)
-        return client.post(path, body, content_type="application/json", **auth)
-
+    call = local_seats("storage")
     for _ in range(matches):
         match_id = call("POST", "/api/v1/matches", {"seats": PEOPLE}).json()["id"]
         for other in (1, 2, 3):

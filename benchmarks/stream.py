@@ -54,7 +54,6 @@ import os
 import platform
 import re
 import sys
-import tempfile
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -64,10 +63,15 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from benchmarks._server import (  # noqa: E402
     Stack,
+    add_stack_arguments,
+    cpu_line,
     cpu_snapshot,
     cpu_used,
+    ms,
+    percentile,
     raise_open_files_limit,
     rss_kib,
+    stream_server_env,
 )
 
 PEOPLE = [{"kind": "me"}, {"kind": "open"}, {"kind": "open"}, {"kind": "open"}]
@@ -400,14 +404,6 @@ async def close_streams(streams: list[Stream]) -> None:
 # ---------------------------------------------------------------- figures
 
 
-def percentile(sorted_values: list[float], q: float) -> float:
-    """Nearest-rank percentile of sorted values."""
-    if not sorted_values:
-        return float("nan")
-    rank = max(1, int(-(-q * len(sorted_values) // 100)))
-    return sorted_values[min(rank, len(sorted_values)) - 1]
-
-
 def ms_row(label: str, seconds: list[float]) -> str:
     values = sorted(seconds)
     cells = [percentile(values, q) * 1000 for q in (50, 95, 99)]
@@ -734,13 +730,7 @@ def print_delivery(args: argparse.Namespace, d: Delivery) -> None:
             f"{t * 1000:.0f} ms (seq {seq}, {kind}, {n} over 500 ms)" for t, seq, kind, n in worst
         )
     )
-    cpu = d.cpu
-    print(
-        f"  CPU, % of all {os.cpu_count()} cores: server {cpu['server']:.0f}%, clients"
-        f" {cpu['clients']:.0f}%, PostgreSQL and Redis {cpu['stores']:.0f}%, other programs"
-        f" {cpu['other']:.0f}%"
-        + ("  <- disturbed: another program shared the cores" if cpu["other"] > 10 else "")
-    )
+    print(cpu_line(d.cpu))
     if d.errors:
         print(f"  unexpected answers: {dict(d.errors)}; first: {d.first_error[:300]}")
 
@@ -768,14 +758,9 @@ def parse_args() -> argparse.Namespace:
     )
     parser.add_argument("--actions", type=int, default=300, help="actions measured (300)")
     parser.add_argument("--stream-clients", type=int, default=100, help="on the played match")
-    parser.add_argument("--port", type=int, default=8791, help="on 127.0.0.1 (8791)")
-    parser.add_argument(
-        "--database-url", default="postgres://postgres@127.0.0.1:5432/euchre_bench_stream"
+    add_stack_arguments(
+        parser, database="euchre_bench_stream", broker_db=12, cache_db=13, port=8791
     )
-    parser.add_argument("--redis-url", default="redis://127.0.0.1:6379")
-    parser.add_argument("--broker-db", type=int, default=12)
-    parser.add_argument("--cache-db", type=int, default=13)
-    parser.add_argument("--keep-database", action="store_true")
     args = parser.parse_args()
     if not 1 <= args.max_clients <= 100_000 or not 1 <= args.matches <= 1000:
         parser.error("--max-clients: 1 to 100000; --matches: 1 to 1000")
@@ -792,22 +777,10 @@ def main() -> int:
     args = parse_args()
     wanted_files = max(args.max_clients, args.stream_clients) + 1024
     client_files = raise_open_files_limit(wanted_files)
-    log_dir = Path(tempfile.mkdtemp(prefix="euchre-bench-stream-"))
-    stack = Stack(
-        database_url=args.database_url,
-        redis_url=args.redis_url,
-        broker_db=args.broker_db,
-        cache_db=args.cache_db,
-        port=args.port,
-        log_dir=log_dir,
-        extra_env={
-            "DJANGO_SETTINGS_MODULE": "euchre_service.settings_production",
-            "BENCHMARK_ENDPOINTS": "0",
-            "CELERY_TASK_ALWAYS_EAGER": "0",
-            "STREAM_KEEPALIVE_SECONDS": f"{args.keepalive:g}",
-            "STREAM_MAX_SECONDS": "3600",  # longer than the run: no stream ends by itself
-        },
+    stack = Stack.from_args(
+        args, "euchre-bench-stream-", extra_env=stream_server_env(args.keepalive)
     )
+    log_dir = stack.log_dir
     server_files = 2 * wanted_files
     print(
         "benchmarks/stream.py: live streams (SSE) under one API process: idle clients held,"
@@ -830,9 +803,7 @@ def main() -> int:
     )
     problems: tuple[int, Counter] = (0, Counter())
     try:
-        stack.create_database()
-        stack.flush_redis()
-        stack.migrate()
+        stack.prepare()
         proc = stack.start_uvicorn(open_files=server_files)
         limits = Path(f"/proc/{proc.pid}/limits").read_text()
         granted = re.search(r"Max open files\s+(\d+)", limits)
@@ -859,13 +830,7 @@ def main() -> int:
         print_delivery(args, delivery)
         problems = server_log_problems(stack)
     finally:
-        stack.stop()
-        try:
-            stack.flush_redis()
-            if not args.keep_database:
-                stack.drop_database()
-        except Exception as exc:  # pragma: no cover - reported, not fatal
-            print(f"  clean-up: {exc!r}")
+        stack.clean_up(args.keep_database)
 
     print()
     good = [s for s in steps if not (s.failures or s.dropped or s.keepalive_all < s.clients)]
@@ -885,10 +850,10 @@ def main() -> int:
     )
     print(
         f"delay commit -> arrival at {args.stream_clients} clients: p50 between"
-        f" {percentile(sorted(delivery.lower), 50) * 1000:.1f} and"
-        f" {percentile(sorted(delivery.upper), 50) * 1000:.1f} ms, p95 between"
-        f" {percentile(sorted(delivery.lower), 95) * 1000:.1f} and"
-        f" {percentile(sorted(delivery.upper), 95) * 1000:.1f} ms"
+        f" {ms(delivery.lower, 50):.1f} and"
+        f" {ms(delivery.upper, 50):.1f} ms, p95 between"
+        f" {ms(delivery.lower, 95):.1f} and"
+        f" {ms(delivery.upper, 95):.1f} ms"
     )
     errors, exceptions = problems
     if errors or exceptions:

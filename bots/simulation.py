@@ -25,8 +25,8 @@ import random
 import time
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass, field, fields
+from typing import Any, Self, TypeVar
 
 from games import engine as E
 from games import events as V
@@ -63,23 +63,33 @@ def wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
 
 
 @dataclass
-class Results:
+class Tally:
+    """What team A and team B did, totalled: the record of both match play (Results) and
+    duplicate play (Duplicate), each adding its own totals. Parts played apart (chunks,
+    worker processes) add up field by field."""
+
     level_a: str
     level_b: str
-    matches: int = 0
-    wins_a: int = 0
     hands: int = 0
     points_a: int = 0
     points_b: int = 0
     counts: Counter = field(default_factory=Counter)
 
-    def add(self, other: "Results") -> None:
-        self.matches += other.matches
-        self.wins_a += other.wins_a
-        self.hands += other.hands
-        self.points_a += other.points_a
-        self.points_b += other.points_b
-        self.counts.update(other.counts)
+    def add(self, other: Self) -> None:
+        for f in fields(self):
+            mine, theirs = getattr(self, f.name), getattr(other, f.name)
+            if isinstance(mine, Counter):
+                mine.update(theirs)
+            elif not isinstance(mine, str):  # the level names name the tally: not summed
+                setattr(self, f.name, mine + theirs)
+
+
+@dataclass
+class Results(Tally):
+    """Match play: whole matches, team A's wins."""
+
+    matches: int = 0
+    wins_a: int = 0
 
     @property
     def win_rate(self) -> float:
@@ -256,12 +266,72 @@ def _count_variants(counts: Counter, state: E.MatchState) -> None:
         counts["redeal_on"] += 1
 
 
-def _run_chunk(args: tuple) -> Results:
-    indices, level_a, level_b, seed, options_dict, budget = args
-    options = E.Options.from_dict(options_dict)
-    a = resolve(level_a, budget)
-    b = resolve(level_b, budget)
-    total = Results(level_a, level_b)
+# ---------------------------------------------------------------------- running the chunks
+
+Job = tuple[range, str, str, int, dict[str, Any], Budget | None]
+T = TypeVar("T", bound=Tally)
+
+
+def _jobs(
+    count: int, chunk: int, level_a: str, level_b: str, seed: int,
+    options: dict[str, Any] | None, hard_budget: Budget | None,
+) -> list[Job]:  # fmt: skip
+    """The work cut into chunks of `chunk` indices (matches or deal pairs), each playable
+    apart (its own seeds), so the figures do not depend on how many processes share it."""
+    resolve(level_a)
+    resolve(level_b)
+    options_dict = E.Options.from_dict(options or {}).to_dict()
+    return [
+        (range(start, min(count, start + chunk)), level_a, level_b, seed, options_dict, hard_budget)
+        for start in range(0, count, chunk)
+    ]
+
+
+def _table(job: Job) -> tuple[range, Player, Player, int, E.Options]:
+    """A chunk's indices, its two players, seed and options (in the worker process)."""
+    indices, level_a, level_b, seed, options_dict, budget = job
+    return (
+        indices, resolve(level_a, budget), resolve(level_b, budget), seed,
+        E.Options.from_dict(options_dict),
+    )  # fmt: skip
+
+
+def _total(
+    total: T,
+    run_chunk: Callable[[Job], T],
+    jobs: list[Job],
+    workers: int,
+    progress: Callable[[T], None] | None,
+    deadline: float | None = None,
+) -> T:
+    """Play the chunks here (`workers` <= 1) or in a pool of processes, adding each to
+    `total` as it finishes; once past `deadline` (time.monotonic()), stop and keep what
+    finished."""
+    if workers <= 1:
+        for job in jobs:
+            if deadline is not None and time.monotonic() > deadline:
+                break
+            total.add(run_chunk(job))
+            if progress:
+                progress(total)
+        return total
+    with multiprocessing.get_context("fork").Pool(workers) as pool:
+        for part in pool.imap_unordered(run_chunk, jobs):
+            total.add(part)
+            if progress:
+                progress(total)
+            if deadline is not None and time.monotonic() > deadline:
+                pool.terminate()
+                break
+    return total
+
+
+# ---------------------------------------------------------------------- match play, in chunks
+
+
+def _run_chunk(job: Job) -> Results:
+    indices, a, b, seed, options = _table(job)
+    total = Results(job[1], job[2])
     for i in indices:
         a_seats = (0, 2) if i % 2 == 0 else (1, 3)
         players = [a if s in a_seats else b for s in range(4)]
@@ -280,27 +350,9 @@ def simulate(
     progress: Callable[[Results], None] | None = None,
 ) -> Results:
     """Play `games` matches of level_a against level_b and total the figures."""
-    resolve(level_a)
-    resolve(level_b)
-    options_dict = E.Options.from_dict(options or {}).to_dict()
     chunk = 2 if games <= 200 else 20
-    jobs = [
-        (range(start, min(games, start + chunk)), level_a, level_b, seed, options_dict, hard_budget)
-        for start in range(0, games, chunk)
-    ]
-    total = Results(level_a, level_b)
-    if workers <= 1:
-        for job in jobs:
-            total.add(_run_chunk(job))
-            if progress:
-                progress(total)
-        return total
-    with multiprocessing.get_context("fork").Pool(workers) as pool:
-        for part in pool.imap_unordered(_run_chunk, jobs):
-            total.add(part)
-            if progress:
-                progress(total)
-    return total
+    jobs = _jobs(games, chunk, level_a, level_b, seed, options, hard_budget)
+    return _total(Results(level_a, level_b), _run_chunk, jobs, workers, progress)
 
 
 def dumps(results: Results) -> str:
@@ -311,30 +363,15 @@ def dumps(results: Results) -> str:
 
 
 @dataclass
-class Duplicate:
+class Duplicate(Tally):
     """Duplicate play: each deal (one hand, dealer and deck) played twice, team A at
     seats 0 and 2, then at 1 and 3. Per deal pair, d = A's points minus B's over the two
     hands, halved: its mean is A's points per hand minus B's, with the 95 % interval
     from the spread of d over the pairs (the luck of the cards cancels within a pair)."""
 
-    level_a: str
-    level_b: str
     pairs: int = 0
-    hands: int = 0
-    points_a: int = 0
-    points_b: int = 0
     sum_d: float = 0.0
     sum_d2: float = 0.0
-    counts: Counter = field(default_factory=Counter)
-
-    def add(self, other: "Duplicate") -> None:
-        self.pairs += other.pairs
-        self.hands += other.hands
-        self.points_a += other.points_a
-        self.points_b += other.points_b
-        self.sum_d += other.sum_d
-        self.sum_d2 += other.sum_d2
-        self.counts.update(other.counts)
 
     def add_pair(self, nets: tuple[int, int]) -> None:
         d = (nets[0] + nets[1]) / 2
@@ -424,12 +461,9 @@ def play_hand(
     return net
 
 
-def _run_duplicate_chunk(args: tuple) -> Duplicate:
-    indices, level_a, level_b, seed, options_dict, budget = args
-    options = E.Options.from_dict(options_dict)
-    a = resolve(level_a, budget)
-    b = resolve(level_b, budget)
-    total = Duplicate(level_a, level_b)
+def _run_duplicate_chunk(job: Job) -> Duplicate:
+    indices, a, b, seed, options = _table(job)
+    total = Duplicate(job[1], job[2])
     for i in indices:
         deal_rng = random.Random(f"{seed}:dup:{i}")
         dealer = deal_rng.randrange(4)
@@ -459,29 +493,7 @@ def simulate_duplicate(
     stops once that time is up and totals the deals finished (`pairs` says how many;
     chunks of deals finish in any order, so they are not the first ones exactly)."""
     deadline = time.monotonic() + max_seconds if max_seconds else None
-    resolve(level_a)
-    resolve(level_b)
-    options_dict = E.Options.from_dict(options or {}).to_dict()
     chunk = 5 if pairs <= 200 else 10
-    jobs = [
-        (range(start, min(pairs, start + chunk)), level_a, level_b, seed, options_dict, hard_budget)
-        for start in range(0, pairs, chunk)
-    ]
+    jobs = _jobs(pairs, chunk, level_a, level_b, seed, options, hard_budget)
     total = Duplicate(level_a, level_b)
-    if workers <= 1:
-        for job in jobs:
-            if deadline is not None and time.monotonic() > deadline:
-                break
-            total.add(_run_duplicate_chunk(job))
-            if progress:
-                progress(total)
-        return total
-    with multiprocessing.get_context("fork").Pool(workers) as pool:
-        for part in pool.imap_unordered(_run_duplicate_chunk, jobs):
-            total.add(part)
-            if progress:
-                progress(total)
-            if deadline is not None and time.monotonic() > deadline:
-                pool.terminate()
-                break
-    return total
+    return _total(total, _run_duplicate_chunk, jobs, workers, progress, deadline)

@@ -472,7 +472,26 @@ class SeatInline(ReadOnlyMixin, admin.TabularInline):
         return seat_name(obj.index)
 
 
-class HandInline(ReadOnlyMixin, admin.TabularInline):
+class HandColumns:
+    """A hand's dealer and maker by seat name, and the link to its page: the match's
+    hands (inline) and the list of hands show them alike."""
+
+    @admin.display(description="dealer")
+    def dealer_name(self, obj: Hand) -> str:
+        return seat_name(obj.dealer)
+
+    @admin.display(description="maker")
+    def maker_name(self, obj: Hand) -> str:
+        return seat_name(obj.maker)
+
+    @admin.display(description="cards, bidding and tricks")
+    def page(self, obj: Hand) -> str:
+        return format_html(
+            '<a href="{}">hand {}</a>', hand_page_url(obj.match_id, obj.number), obj.number
+        )
+
+
+class HandInline(HandColumns, ReadOnlyMixin, admin.TabularInline):
     model = Hand
     fields = (
         "number",
@@ -492,20 +511,6 @@ class HandInline(ReadOnlyMixin, admin.TabularInline):
     extra = 0
     can_delete = False
     show_change_link = True
-
-    @admin.display(description="dealer")
-    def dealer_name(self, obj: Hand) -> str:
-        return seat_name(obj.dealer)
-
-    @admin.display(description="maker")
-    def maker_name(self, obj: Hand) -> str:
-        return seat_name(obj.maker)
-
-    @admin.display(description="cards, bidding and tricks")
-    def page(self, obj: Hand) -> str:
-        return format_html(
-            '<a href="{}">hand {}</a>', hand_page_url(obj.match_id, obj.number), obj.number
-        )
 
 
 # ---------------------------------------------------------------- the match list's filters
@@ -805,7 +810,7 @@ class MatchAdmin(ReadOnlyMixin, admin.ModelAdmin):
 
 
 @admin.register(Hand)
-class HandAdmin(ReadOnlyMixin, admin.ModelAdmin):
+class HandAdmin(HandColumns, ReadOnlyMixin, admin.ModelAdmin):
     list_display = (
         "__str__",
         "match_link",
@@ -846,20 +851,6 @@ class HandAdmin(ReadOnlyMixin, admin.ModelAdmin):
     def match_link(self, obj: Hand) -> str:
         return format_html(
             '<a href="{}">{}</a>', admin_url("match_change", obj.match_id), obj.match_id
-        )
-
-    @admin.display(description="dealer")
-    def dealer_name(self, obj: Hand) -> str:
-        return seat_name(obj.dealer)
-
-    @admin.display(description="maker")
-    def maker_name(self, obj: Hand) -> str:
-        return seat_name(obj.maker)
-
-    @admin.display(description="cards, bidding and tricks")
-    def page(self, obj: Hand) -> str:
-        return format_html(
-            '<a href="{}">hand {}</a>', hand_page_url(obj.match_id, obj.number), obj.number
         )
 
 

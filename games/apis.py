@@ -3,6 +3,7 @@
 import hashlib
 import json
 import re
+from collections.abc import Callable
 from typing import Any
 
 from django.contrib.auth import get_user_model
@@ -115,8 +116,8 @@ class SocialFieldsSerializer(serializers.Serializer):
     )
 
 
-class MatchViewSerializer(SocialFieldsSerializer):
-    """A match and what the caller's seat (or a spectator) sees of it."""
+class MatchSummarySerializer(SocialFieldsSerializer):
+    """A match, seen by no seat in particular."""
 
     id = serializers.UUIDField()
     status = serializers.ChoiceField(choices=MatchStatus.choices)
@@ -135,6 +136,11 @@ class MatchViewSerializer(SocialFieldsSerializer):
     seats = SeatSerializer(many=True)
     created_at = serializers.CharField()
     finished_at = serializers.CharField(allow_null=True)
+
+
+class MatchViewSerializer(MatchSummarySerializer):
+    """A match and what the caller's seat (or a spectator) sees of it."""
+
     you = serializers.IntegerField(
         required=False,
         allow_null=True,
@@ -171,24 +177,6 @@ class ReplayedHandSerializer(serializers.Serializer):
         ref_name = "ReplayedHand"
 
 
-class MatchSummarySerializer(SocialFieldsSerializer):
-    """A match, seen by no seat in particular."""
-
-    id = serializers.UUIDField()
-    status = serializers.ChoiceField(choices=MatchStatus.choices)
-    seq = serializers.IntegerField(help_text="The newest event's sequence number.")
-    options = OptionsSerializer()
-    hints_allowed = StrictBooleanField()
-    turn_seconds = serializers.IntegerField(allow_null=True)
-    turn_deadline = serializers.CharField(allow_null=True)
-    scores = serializers.ListField(child=serializers.IntegerField())
-    winner_team = serializers.IntegerField(allow_null=True)
-    hands_played = serializers.IntegerField()
-    seats = SeatSerializer(many=True)
-    created_at = serializers.CharField()
-    finished_at = serializers.CharField(allow_null=True)
-
-
 class ReplaySerializer(MatchSummarySerializer):
     """A finished match, hand by hand."""
 
@@ -201,17 +189,22 @@ class ReplaySerializer(MatchSummarySerializer):
         ref_name = "Replay"
 
 
-class MatchPageSerializer(serializers.Serializer):
+# Every page of a list links to the pages beside it (a comment, not a docstring: that
+# would become each page's description in the schema).
+class PageLinksSerializer(serializers.Serializer):
+    next = serializers.URLField(allow_null=True, help_text="The next page, if any.")
+    previous = serializers.URLField(allow_null=True, help_text="The page before, if any.")
+
+
+class CountSerializer(serializers.Serializer):
     count = serializers.IntegerField()
-    next = serializers.URLField(allow_null=True)
-    previous = serializers.URLField(allow_null=True)
+
+
+class MatchPageSerializer(CountSerializer, PageLinksSerializer):
     results = MatchViewSerializer(many=True)
 
 
-class PublicMatchPageSerializer(serializers.Serializer):
-    count = serializers.IntegerField()
-    next = serializers.URLField(allow_null=True)
-    previous = serializers.URLField(allow_null=True)
+class PublicMatchPageSerializer(CountSerializer, PageLinksSerializer):
     results = MatchSummarySerializer(many=True)
 
     class Meta:
@@ -358,13 +351,66 @@ class OptionsInputSerializer(StrictSerializer):
     no_ace_no_face_no_trump = StrictBooleanField(required=False)
 
 
-class MatchPagination(PageNumberPagination):
+# ---------------------------------------------------------------- lists, a page at a time
+
+
+class PageSizes:
+    """Every list's page: 20 items, or `page_size` up to 100."""
+
     page_size = 20
     page_size_query_param = "page_size"
     max_page_size = 100
 
 
-class MatchListCreateApi(APIView):
+class MatchPagination(PageSizes, PageNumberPagination):
+    pass
+
+
+class CursorPages(PageSizes, CursorPagination):
+    """The cursor lists' pages: a cursor that is not one the list gave is 400
+    invalid_cursor (DRF's own answer is a 404, as if the list were not there)."""
+
+    def decode_cursor(self, request: Request) -> Any:
+        try:
+            return super().decode_cursor(request)
+        except DrfNotFound as exc:
+            raise BadInput(
+                "invalid_cursor", "The cursor is not one this list gave: start again without it."
+            ) from exc
+
+
+class PagedFilterSerializer(StrictSerializer):
+    """A list's query: its filters, and how it pages (`page_size`; `page` or `cursor`, as
+    each list declares), which are the pagination's, not filters."""
+
+    PAGING = ("page", "cursor", "page_size")
+
+    page_size = serializers.IntegerField(
+        min_value=1, max_value=PageSizes.max_page_size, required=False
+    )
+
+
+class PagedListApi(APIView):
+    """A GET of a list: its query checked by `Filters`, its rows cut into pages by `pages`."""
+
+    Filters: type[PagedFilterSerializer]
+    pages: type[PageNumberPagination | CursorPagination]
+
+    def filters(self, request: Request) -> dict[str, Any]:
+        """The query's filters, checked (400 invalid_input), without the paging fields."""
+        query = self.Filters(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        return {k: v for k, v in query.validated_data.items() if k not in query.PAGING}
+
+    def page(self, request: Request, rows: Any, render: Callable[[list], list]) -> Response:
+        """The page the request asks for (a page past the last, or a cursor the list did
+        not give, is refused by the pagination), each row as `render` shows them."""
+        paginator = self.pages()
+        page = paginator.paginate_queryset(rows, request, view=self)
+        return paginator.get_paginated_response(render(page))
+
+
+class MatchListCreateApi(PagedListApi):
     throttle_classes = [WritesThrottle]  # creating, not listing
     throttle_scope = "matches"
 
@@ -399,12 +445,11 @@ class MatchListCreateApi(APIView):
             except BadInput as exc:
                 raise serializers.ValidationError(exc.detail) from exc
 
-    class MatchListCreateFilterSerializer(StrictSerializer):
+    class MatchListCreateFilterSerializer(PagedFilterSerializer):
         status = serializers.ChoiceField(choices=MatchStatus.choices, required=False)
         page = serializers.IntegerField(min_value=1, required=False)
-        page_size = serializers.IntegerField(
-            min_value=1, max_value=MatchPagination.max_page_size, required=False
-        )
+
+    Filters, pages = MatchListCreateFilterSerializer, MatchPagination
 
     @extend_schema(
         parameters=[MatchListCreateFilterSerializer],
@@ -417,15 +462,11 @@ class MatchListCreateApi(APIView):
         ),
     )
     def get(self, request: Request) -> Response:
-        filters = self.MatchListCreateFilterSerializer(data=request.query_params)
-        filters.is_valid(raise_exception=True)
-        matches = selectors.matches_for_user(
-            user=request.user, status=filters.validated_data.get("status")
-        )
-        paginator = MatchPagination()
-        page = paginator.paginate_queryset(matches, request, view=self)
-        return paginator.get_paginated_response(
-            [selectors.match_summary(m, _seat_of(m, request.user)) for m in page]
+        matches = selectors.matches_for_user(user=request.user, **self.filters(request))
+        return self.page(
+            request,
+            matches,
+            lambda page: [selectors.match_summary(m, _seat_of(m, request.user)) for m in page],
         )
 
     @extend_schema(
@@ -763,12 +804,11 @@ class MatchReplayApi(APIView):
         return conditional(request, f"r{match.seq}", lambda: selectors.replay_get(match=match))
 
 
-class PublicMatchesApi(APIView):
-    class PublicMatchesFilterSerializer(StrictSerializer):
+class PublicMatchesApi(PagedListApi):
+    class PublicMatchesFilterSerializer(PagedFilterSerializer):
         page = serializers.IntegerField(min_value=1, required=False)
-        page_size = serializers.IntegerField(
-            min_value=1, max_value=MatchPagination.max_page_size, required=False
-        )
+
+    Filters, pages = PublicMatchesFilterSerializer, MatchPagination
 
     @extend_schema(
         parameters=[PublicMatchesFilterSerializer],
@@ -782,11 +822,9 @@ class PublicMatchesApi(APIView):
         ),
     )
     def get(self, request: Request) -> Response:
-        filters = self.PublicMatchesFilterSerializer(data=request.query_params)
-        filters.is_valid(raise_exception=True)
-        paginator = MatchPagination()
-        page = paginator.paginate_queryset(selectors.public_matches(), request, view=self)
-        return paginator.get_paginated_response([selectors.match_summary(m) for m in page])
+        self.filters(request)  # paging only: checked all the same
+        rows = selectors.public_matches()
+        return self.page(request, rows, lambda page: [selectors.match_summary(m) for m in page])
 
 
 # ---------------------------------------------------------------- quick play
@@ -1033,30 +1071,11 @@ class HistoryItemSerializer(serializers.Serializer):
         ref_name = "HistoryItem"
 
 
-class HistoryPageSerializer(serializers.Serializer):
-    next = serializers.URLField(allow_null=True)
-    previous = serializers.URLField(allow_null=True)
+class HistoryPageSerializer(PageLinksSerializer):
     results = HistoryItemSerializer(many=True)
 
     class Meta:
         ref_name = "HistoryPage"
-
-
-class CursorPages(CursorPagination):
-    """The cursor lists' pages: a cursor that is not one the list gave is 400
-    invalid_cursor (DRF's own answer is a 404, as if the list were not there)."""
-
-    page_size = 20
-    page_size_query_param = "page_size"
-    max_page_size = 100
-
-    def decode_cursor(self, request: Request) -> Any:
-        try:
-            return super().decode_cursor(request)
-        except DrfNotFound as exc:
-            raise BadInput(
-                "invalid_cursor", "The cursor is not one this list gave: start again without it."
-            ) from exc
 
 
 class HistoryPagination(CursorPages):
@@ -1067,8 +1086,8 @@ def _yes_no(help_text: str) -> serializers.ChoiceField:
     return serializers.ChoiceField(choices=["true", "false"], required=False, help_text=help_text)
 
 
-class UserMatchesApi(APIView):
-    class UserMatchesFilterSerializer(StrictSerializer):
+class UserMatchesApi(PagedListApi):
+    class UserMatchesFilterSerializer(PagedFilterSerializer):
         result = serializers.ChoiceField(choices=["won", "lost"], required=False)
         opponent = serializers.CharField(
             max_length=150, required=False, help_text="A person who sat against them."
@@ -1087,10 +1106,8 @@ class UserMatchesApi(APIView):
         lone_lead = serializers.ChoiceField(choices=LONE_LEAD_CHOICES, required=False)
         defending_alone = _yes_no("Played with defending alone allowed, or not.")
         cursor = serializers.CharField(max_length=200, required=False)
-        page_size = serializers.IntegerField(
-            min_value=1, max_value=HistoryPagination.max_page_size, required=False
-        )
 
+    Filters, pages = UserMatchesFilterSerializer, HistoryPagination
     RULES = ("target_score", "stick_the_dealer", "going_alone", "lone_lead", "defending_alone")
 
     @extend_schema(
@@ -1107,19 +1124,14 @@ class UserMatchesApi(APIView):
         ),
     )
     def get(self, request: Request, username: str) -> Response:
-        filters = self.UserMatchesFilterSerializer(data=request.query_params)
-        filters.is_valid(raise_exception=True)
-        data = dict(filters.validated_data)
-        data.pop("cursor", None), data.pop("page_size", None)
+        data = self.filters(request)
         rules = {k: data.pop(k) for k in self.RULES if k in data}
         for name, value in rules.items():
             if value in ("true", "false"):
                 rules[name] = value == "true"
         user = history.user_for_record(username=username, viewer=request.user)
         rows = history.history(user=user, rules=rules, **data)
-        paginator = HistoryPagination()
-        page = paginator.paginate_queryset(rows, request, view=self)
-        return paginator.get_paginated_response(history.history_items(page))
+        return self.page(request, rows, history.history_items)
 
 
 class FiguresSerializer(serializers.Serializer):
@@ -1337,17 +1349,15 @@ class MyMatchSerializer(serializers.Serializer):
         ref_name = "MyMatch"
 
 
-class MyMatchPageSerializer(serializers.Serializer):
-    next = serializers.URLField(allow_null=True, help_text="The next page, if any.")
-    previous = serializers.URLField(allow_null=True, help_text="The page before, if any.")
+class MyMatchPageSerializer(PageLinksSerializer):
     results = MyMatchSerializer(many=True)
 
     class Meta:
         ref_name = "MyMatchPage"
 
 
-class MyMatchesApi(APIView):
-    class MyMatchesFilterSerializer(StrictSerializer):
+class MyMatchesApi(PagedListApi):
+    class MyMatchesFilterSerializer(PagedFilterSerializer):
         status = serializers.ChoiceField(choices=MatchStatus.choices, required=False)
         # A choice, not a BooleanField: DRF reads a boolean missing from a query as false.
         my_turn = serializers.ChoiceField(
@@ -1363,9 +1373,8 @@ class MyMatchesApi(APIView):
         cursor = serializers.CharField(
             max_length=512, required=False, help_text="From `next` or `previous`."
         )
-        page_size = serializers.IntegerField(
-            min_value=1, max_value=MyMatchesPagination.max_page_size, required=False
-        )
+
+    Filters, pages = MyMatchesFilterSerializer, MyMatchesPagination
 
     @extend_schema(
         parameters=[MyMatchesFilterSerializer],
@@ -1380,17 +1389,11 @@ class MyMatchesApi(APIView):
         ),
     )
     def get(self, request: Request) -> Response:
-        filters = self.MyMatchesFilterSerializer(data=request.query_params)
-        filters.is_valid(raise_exception=True)
-        data = dict(filters.validated_data)
-        data.pop("cursor", None)
-        data.pop("page_size", None)
+        data = self.filters(request)
         if "my_turn" in data:
             data["my_turn"] = data["my_turn"] == "true"
         matches = selectors.my_matches(user=request.user, **data)
-        paginator = MyMatchesPagination()
-        page = paginator.paginate_queryset(matches, request, view=self)
-        return paginator.get_paginated_response([selectors.my_match(m) for m in page])
+        return self.page(request, matches, lambda page: [selectors.my_match(m) for m in page])
 
 
 # ---------------------------------------------------------------- the OpenAPI document

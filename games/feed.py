@@ -80,15 +80,15 @@ def position(event_id: int, turn: bool = False) -> int:
 
 
 def event_item(event: Event, my_seat: int) -> dict[str, Any]:
-    """A match event as a feed item: its public payload (these types show every seat the
-    same payload), the match, and whether it is about you."""
+    """A match event as a feed item: its payload as your seat may see it (events.redact,
+    the one redaction path), the match, and whether it is about you."""
     item: dict[str, Any] = {
         "type": event.type,
         "match": str(event.match_id),
         "seq": event.seq,
         "created_at": event.created_at.isoformat(),
     }
-    payload = dict(event.payload)
+    payload = V.redact(event, my_seat, finished=False)  # the match goes on for the feed
     payload.pop("user_id", None)  # the username says who; ids are not the API's currency
     if event.type == V.MATCH_FINISHED:
         item.update(payload)

@@ -3,13 +3,14 @@
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
+from .cards import SUIT_NAMES
 from .errors import RuleError, shown
 
 LONE_LEAD_CHOICES = ("dealer_left", "loner_left", "canadian")
 TARGET_SCORE_MIN, TARGET_SCORE_MAX = 1, 15
 # When the joker is the upcard: the dealer names its suit before looking at their hand,
 # or it counts as a fixed suit.
-JOKER_UPCARD_CHOICES = ("dealer_names", "clubs", "diamonds", "hearts", "spades")
+JOKER_UPCARD_CHOICES = ("dealer_names", *SUIT_NAMES)
 # The table variants of 000 and 002 added later: off by default, and left out of the
 # JSON form while at their defaults, so that every match made before them (its stored
 # options, its log, its views) reads exactly as it did.

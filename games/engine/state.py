@@ -143,7 +143,7 @@ _BID2_LEGAL = {
 _DEFEND_LEGAL = (_PASS, A.DEFEND_ALONE_ACTION)
 _NAME_SUIT_LEGAL = A.NAME_SUIT_ACTIONS
 _REDEAL_LEGAL = (_PASS, A.REDEAL_ACTION)
-_SUIT_BY_NAME = {"clubs": 0, "diamonds": 1, "hearts": 2, "spades": 3}
+_SUIT_BY_NAME = {name: suit for suit, name in enumerate(SUIT_NAMES)}  # "clubs" -> CLUBS
 
 
 def farmers_hand(hand: int) -> bool:

@@ -1,20 +1,24 @@
 """games/events.py is the one definition of the event vocabulary."""
 
 import ast
+import dataclasses
 import inspect
 import subprocess
 import sys
+import uuid
 from pathlib import Path
 from typing import Any, get_args, get_origin, get_type_hints
 
 import pytest
+from django.utils import timezone
 
 from games import engine as E
-from games import events
+from games import events, feed
 from games.deal_view import seat_cards
 from games.engine import outcomes
 from games.error_codes import CATALOGUE
 from games.events import EVENT_TYPES, REGISTRY
+from games.models import Event
 
 ROOT = Path(__file__).resolve().parents[2]
 DECK = [E.card_str(c) for c in E.seeded_deck(7)]
@@ -155,6 +159,22 @@ def test_each_types_redaction_rule_before_and_after_the_match_is_finished(name):
             assert seen == payload
 
 
+@pytest.mark.parametrize("name", feed.FEED_EVENT_TYPES)
+def test_the_feed_shows_each_event_as_events_redact_shows_it_to_the_seat(name, monkeypatch):
+    """The feed has no redaction of its own: were a type it carries to hide a field from
+    the seat, its feed items would hide it too (one redaction path, events.redact)."""
+
+    def hide_the_seat(payload, _event_seat, _seat):
+        return {k: v for k, v in payload.items() if k != "seat"}
+
+    monkeypatch.setitem(REGISTRY, name, dataclasses.replace(REGISTRY[name], redact=hide_the_seat))
+    payload = {**sample_payload(name), "seat": 1}
+    event = Event(
+        match_id=uuid.uuid4(), seq=3, type=name, seat=1, payload=payload, created_at=timezone.now()
+    )
+    assert "seat" not in feed.event_item(event, 0)
+
+
 def test_a_type_with_no_definition_shows_nothing_until_the_match_is_finished():
     secret = Logged("hand_peeked", None, {"deck": DECK})
     assert events.redact(secret, 0, finished=False) == {}
@@ -223,17 +243,26 @@ def event_type_positions(tree: ast.AST) -> set[int]:
 
 def bare_event_types(source: str) -> list[tuple[int, str]]:
     """(line, name) of each string constant spelling an event type: anywhere for a name
-    that is only an event type, in an event-type position for a shared word."""
+    that is only an event type, in an event-type position for a shared word, and as an
+    SQL literal ('hand_dealt') inside a query's text."""
     tree = ast.parse(source)
     positions = event_type_positions(tree)
     shared = shared_words()
-    return sorted(
+    found = {
         (node.lineno, node.value)
         for node in ast.walk(tree)
         if isinstance(node, ast.Constant)
         and node.value in EVENT_TYPES
         and (node.value not in shared or id(node) in positions)
-    )
+    }
+    found |= {
+        (node.lineno, name)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str)
+        for name in EVENT_TYPES
+        if f"'{name}'" in node.value
+    }
+    return sorted(found)
 
 
 def test_the_scan_catches_event_types_and_lets_other_vocabularies_be():
@@ -245,6 +274,7 @@ if e.type in ("bid", "discard"): pass
 NewEvent("match_finished", None, {})
 Event.objects.filter(type="seat_taken")
 HANDLERS = {"discard": f, "bid": g}
+stack.query("SELECT count(*) FROM games_event WHERE type = 'match_started'")
 """
     assert bare_event_types(caught) == [
         (2, "hand_dealt"),
@@ -255,6 +285,7 @@ HANDLERS = {"discard": f, "bid": g}
         (6, "seat_taken"),
         (7, "bid"),
         (7, "discard"),
+        (8, "match_started"),
     ]
     other = """
 if action["type"] == "discard": pass
@@ -265,9 +296,14 @@ CODES = {"seat_taken": 1, "match_finished": 2, "too_many": 3, "stale": 4, "gone"
     assert bare_event_types(other) == []
 
 
+# Every module of the project but the tests (which spell the vocabulary on purpose): the
+# service, the computer players, the settings and the benchmarks (which read the log too).
+SCANNED = ("games", "bots", "euchre_service", "benchmarks")
+
+
 def test_no_module_spells_an_event_type_as_a_bare_string():
     offenders = []
-    for path in sorted([*ROOT.glob("games/**/*.py"), *ROOT.glob("bots/**/*.py")]):
+    for path in sorted(p for folder in SCANNED for p in ROOT.glob(f"{folder}/**/*.py")):
         relative = path.relative_to(ROOT).as_posix()
         if relative in DEFINITIONS:
             continue
