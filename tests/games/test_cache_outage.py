@@ -222,11 +222,16 @@ def _feed(player: Player) -> SseClient:
 def _wait_for_your_turn(
     feeds: dict[str, SseClient], players: list[Player], match_id: str, seq: int
 ) -> None:
-    """The person to act after `seq` (the computers play on at once) hears it is their turn."""
-    to_act = next(
-        p for p in players if p.call("GET", f"matches/{match_id}")["view"]["legal_actions"]
-    )
-    feeds[to_act.username].wait_for(
+    """The person to act after `seq` (the computers play on) hears it is their turn."""
+    deadline = time.monotonic() + 10
+
+    def to_act() -> list[Player]:
+        return [p for p in players if p.call("GET", f"matches/{match_id}")["view"]["legal_actions"]]
+
+    while not (found := to_act()):
+        assert time.monotonic() < deadline, "nobody's turn"
+        time.sleep(0.05)
+    feeds[found[0].username].wait_for(
         lambda c: any(
             e["type"] == "your_turn" and e["match"] == match_id and e["seq"] >= seq
             for e in c.events
