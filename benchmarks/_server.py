@@ -24,6 +24,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
+from euchre_service.uvicorn_errors import PROTOCOL as UVICORN_PROTOCOL
+
 ROOT = Path(__file__).resolve().parent.parent
 LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 
@@ -460,6 +462,8 @@ class Stack:
                 "-m",
                 "uvicorn",
                 "euchre_service.asgi:application",
+                "--http",
+                UVICORN_PROTOCOL,
                 "--host",
                 "127.0.0.1",
                 "--port",

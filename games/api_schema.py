@@ -544,13 +544,16 @@ OPERATION_CODES: dict[str, tuple[str, ...]] = {
         "throttled",
     ),  # fmt: skip
     "matches_retrieve": (*TOKEN, "not_found"),
-    # A match that no longer waits is 404 to anyone not seated at it (services.match_join).
+    # A private match that no longer waits is 404 to anyone not seated at it, a public one
+    # 409 (services.seat_join).
     "matches_join_create": (
         *TOKEN,
         *BODY,
         "not_found",
         "already_seated",
         "seat_taken",
+        "match_started",
+        "match_finished",
         "too_many_active_matches",
         "throttled",
     ),  # fmt: skip

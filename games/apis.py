@@ -601,8 +601,9 @@ class MatchJoinApi(APIView):
         summary="Take an open seat",
         description=(
             "Take the first open seat, or the one named by `seat`, of a match that waits for "
-            "players (an invitation is its id). A match that is no longer waiting is 404 to "
-            "anyone not seated at it."
+            "players (an invitation is its id). A private match that is no longer waiting is "
+            "404 to anyone not seated at it; a public one is 409 `match_started` or "
+            "`match_finished`."
         ),
     )
     def post(self, request: Request, match_id: str) -> Response:

@@ -65,6 +65,7 @@ CATALOGUE: dict[str, ErrorCode] = {
     "seat_taken": C((409,), "The seat asked for is not open."),
     "not_away": C((409,), "You are in your seat: there is nothing to return to."),
     "match_not_started": C((409,), "The match waits for players: no one can act yet."),
+    "match_started": C((409,), "The public match has started: its seats are taken (watch it instead)."),  # noqa: E501
     "match_finished": C((409,), "The match is over; `seq` is its last event."),
     "no_rematch_offer": C((409,), "No rematch is on offer (none was made, or it was declined or expired): offer one."),  # noqa: E501
     "not_in_queue": C((409,), "You wait at no quick play table (once it started, leave the match instead)."),  # noqa: E501

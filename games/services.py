@@ -204,7 +204,12 @@ def seat_join(match: Match, user: AbstractBaseUser, seat_index: int | None = Non
     """Seat `user` at the locked `match` (in the caller's transaction)."""
     seated = match.seats.filter(user=user).exists()
     if match.status != MatchStatus.WAITING and not seated:
-        raise NotFound()  # an invite is good only while the match waits for players
+        if match.visibility != Visibility.PUBLIC:
+            raise NotFound()  # an invite is good only while the match waits for players
+        # A public match is no secret (anyone signed in may watch it): say why not.
+        if match.status == MatchStatus.ACTIVE:
+            raise Conflict("match_started", "The match has started: its seats are taken.")
+        raise Conflict("match_finished", "The match is over.")
     if seated:
         raise Conflict("already_seated", "You already have a seat at this match.")
     open_seats = match.seats.filter(kind=SeatKind.OPEN)

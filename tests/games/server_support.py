@@ -14,6 +14,7 @@ from typing import Any
 
 import requests
 
+from euchre_service.uvicorn_errors import PROTOCOL as UVICORN_PROTOCOL
 from tests.bots.worker_support import ARTIFACTS, ROOT, test_database_url
 
 
@@ -65,6 +66,7 @@ class ApiServer:
 
     def command(self) -> list[str]:
         return [sys.executable, "-m", "uvicorn", "euchre_service.asgi:application",
+                "--http", UVICORN_PROTOCOL,
                 "--host", "127.0.0.1", "--port", str(self.port), "--no-access-log"]  # fmt: skip
 
     def log(self) -> str:

@@ -355,6 +355,11 @@ def test_every_throttled_view_uses_the_one_fail_open_throttle_base():
         "api/v1/matches/<str:match_id>/leave",
         "api/v1/matches/<str:match_id>/actions",
         "api/v1/matches/<str:match_id>/hints",
+        # Each of these makes or joins a match too (issue 9 item 6).
+        "api/v1/quickplay",
+        "api/v1/matches/<str:match_id>/rematch",
+        "api/v1/matches/<str:match_id>/rematch/accept",
+        "api/v1/matches/<str:match_id>/rematch/decline",
     } <= set(throttled)
     for path, classes in throttled.items():
         assert all(issubclass(c, ServiceThrottle) for c in classes), path

@@ -11,8 +11,10 @@ import pytest
 from django.contrib.auth import get_user_model
 from rest_framework.test import APIClient
 
+from games.models import Match, Seat
 from tests.games.helpers import OPEN, act, create_match, view
-from tests.games.server_support import Player
+from tests.games.server_support import Player, SseClient
+from tests.games.social_support import finished_match, people
 from tests.redis_server import RedisServer
 
 PASSWORD = "correct horse battery"
@@ -93,6 +95,53 @@ def test_actions_and_sign_ins_answer_while_the_cache_is_down(
     assert "unreachable" in outage_warnings(caplog)[0]
 
 
+# The endpoints added after the first outage tests: every read answers, while the cache
+# is down, as it does with the cache up (the review may still be being worked out).
+READS_OF_NEWER_ENDPOINTS = {
+    "the review": ("matches/{finished}/review", (200, 202)),
+    "the match's rating changes": ("matches/{finished}/ratings", (200,)),
+    "a history": ("users/alice/matches", (200,)),
+    "statistics": ("users/alice/stats", (200,)),
+    "the leaderboard": ("leaderboard", (200,)),
+    "me": ("me", (200,)),
+    "my matches": ("me/matches", (200,)),
+    "public matches": ("matches/public", (200,)),
+}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_rematches_quick_play_records_and_me_answer_and_commit_while_the_cache_is_down(
+    cache_server, caplog
+):
+    """Each of these is throttled or reads what the cache holds (presence): none may turn
+    into a 500 while Redis is away, and what a person does still commits."""
+    caplog.set_level(logging.WARNING)
+    (_, alice, _), (_, bob, _), (carol_user, carol, _) = people("alice", "bob", "carol")
+    finished = finished_match([alice, bob], computers=2)
+
+    cache_server.stop()
+    for name, (path, statuses) in READS_OF_NEWER_ENDPOINTS.items():
+        response = alice.get("/api/v1/" + path.format(finished=finished))
+        assert response.status_code in statuses, (name, response.status_code, response.content)
+    # A rematch offered, declined, offered again and accepted: each answer is committed.
+    offered = alice.post(f"/api/v1/matches/{finished}/rematch")
+    assert offered.status_code == 200 and offered.json()["rematch"]["status"] == "pending"
+    declined = bob.post(f"/api/v1/matches/{finished}/rematch/decline")
+    assert declined.status_code == 200 and declined.json()["rematch"]["status"] == "declined"
+    assert alice.post(f"/api/v1/matches/{finished}/rematch").status_code == 200
+    accepted = bob.post(f"/api/v1/matches/{finished}/rematch/accept")
+    assert accepted.status_code == 200, accepted.content
+    rematch = accepted.json()["rematch"]["match"]
+    assert Match.objects.get(pk=rematch).rematch_of_id is not None
+    # Quick play: a seat at a table, then the seat given back.
+    queued = carol.post("/api/v1/quickplay", {}, format="json")
+    assert queued.status_code == 200, queued.content
+    assert Seat.objects.filter(match_id=queued.json()["id"], user=carol_user).exists()
+    assert carol.delete("/api/v1/quickplay").status_code == 200
+    assert not Seat.objects.filter(match_id=queued.json()["id"], user=carol_user).exists()
+    assert len(outage_warnings(caplog)) == 1
+
+
 @pytest.mark.django_db
 def test_throttles_count_in_the_process_while_the_cache_is_down_and_in_redis_once_back(
     cache_server, caplog
@@ -123,7 +172,8 @@ def test_throttles_count_in_the_process_while_the_cache_is_down_and_in_redis_onc
 @pytest.mark.django_db(transaction=True)
 def test_a_real_server_plays_and_streams_while_redis_is_down_and_after(servers, tmp_path):
     """A uvicorn process whose cache and pub/sub are a Redis server that dies and comes
-    back: actions, views, sign-ins and live streams keep answering throughout."""
+    back: actions, views, sign-ins, live streams and players' feeds (/me/stream, one
+    opened before the outage, one during it) keep answering throughout."""
     redis_server = RedisServer(tmp_path)
     try:
         redis_server.start()
@@ -136,6 +186,7 @@ def test_a_real_server_plays_and_streams_while_redis_is_down_and_after(servers, 
         bob.call("POST", f"matches/{match_id}/join")
         bobs = bob.stream(match_id)
         bobs.wait_for_seq(bob.call("GET", f"matches/{match_id}")["seq"])
+        feeds = {bob.username: _feed(bob)}  # the player's own feed, GET /me/stream
 
         redis_server.stop()
         before = alice.call("GET", f"matches/{match_id}")
@@ -143,6 +194,8 @@ def test_a_real_server_plays_and_streams_while_redis_is_down_and_after(servers, 
         bobs.wait_for_seq(moved, timeout=10)  # found by the keep-alive's poll of the log
         alices = alice.stream(match_id)  # a stream opened while Redis is down
         alices.wait_for_seq(moved, timeout=10)
+        feeds[alice.username] = _feed(alice)  # and a feed
+        _wait_for_your_turn(feeds, [alice, bob], match_id, moved)
         assert moved > before["seq"]
         assert Player(server).username.startswith("guest-")
 
@@ -150,13 +203,42 @@ def test_a_real_server_plays_and_streams_while_redis_is_down_and_after(servers, 
         moved = _move_once([alice, bob], match_id)
         bobs.wait_for_seq(moved, timeout=10)
         alices.wait_for_seq(moved, timeout=10)
-        bobs.close()
-        alices.close()
+        _wait_for_your_turn(feeds, [alice, bob], match_id, moved)
+        for stream in [bobs, alices, *feeds.values()]:
+            stream.close()
         log = server.log()
         assert "Internal Server Error" not in log, log[-3000:]
         assert log.count("the cache is unreachable") == 1  # one warning for the outage
     finally:
         redis_server.stop()
+
+
+def _feed(player: Player) -> SseClient:
+    feed = SseClient(f"{player.server.url}/api/v1/me/stream", player.headers)
+    feed.wait_for(lambda c: ": live" in c.comments, 10, "the feed to be live")
+    return feed
+
+
+def _wait_for_your_turn(
+    feeds: dict[str, SseClient], players: list[Player], match_id: str, seq: int
+) -> None:
+    """The person to act after `seq` (the computers play on) hears it is their turn."""
+    deadline = time.monotonic() + 10
+
+    def to_act() -> list[Player]:
+        return [p for p in players if p.call("GET", f"matches/{match_id}")["view"]["legal_actions"]]
+
+    while not (found := to_act()):
+        assert time.monotonic() < deadline, "nobody's turn"
+        time.sleep(0.05)
+    feeds[found[0].username].wait_for(
+        lambda c: any(
+            e["type"] == "your_turn" and e["match"] == match_id and e["seq"] >= seq
+            for e in c.events
+        ),
+        10,
+        f"your_turn after seq {seq}",
+    )
 
 
 def _move_once(players: list[Player], match_id: str) -> int:

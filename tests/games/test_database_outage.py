@@ -48,6 +48,8 @@ def requests_of_every_kind(alice: Player, bob: Player, match_id: str) -> dict[st
     """name -> (method, path, body, headers): DRF views with and without a token, the
     async stream, each reading or writing the database."""
     hint = uuid.uuid4()
+    match = f"/api/v1/matches/{match_id}"
+    user = f"/api/v1/users/{alice.username}"
     return {
         "list matches": ("GET", "/api/v1/matches", None, alice.headers),
         "a match": ("GET", f"/api/v1/matches/{match_id}", None, alice.headers),
@@ -63,6 +65,23 @@ def requests_of_every_kind(alice: Player, bob: Player, match_id: str) -> dict[st
         "sign in": ("POST", "/api/v1/auth/token",
                     {"username": "nobody", "password": "a-long-passphrase"}, {}),
         "the stream": ("GET", f"/api/v1/matches/{match_id}/stream", None, bob.headers),
+        # The endpoints added after the first outage tests.
+        "public matches": ("GET", "/api/v1/matches/public", None, alice.headers),
+        "join": ("POST", f"{match}/join", None, bob.headers),
+        "leave": ("POST", f"{match}/leave", None, bob.headers),
+        "quick play": ("POST", "/api/v1/quickplay", {}, bob.headers),
+        "leave quick play": ("DELETE", "/api/v1/quickplay", None, bob.headers),
+        "offer a rematch": ("POST", f"{match}/rematch", None, alice.headers),
+        "accept a rematch": ("POST", f"{match}/rematch/accept", None, alice.headers),
+        "decline a rematch": ("POST", f"{match}/rematch/decline", None, alice.headers),
+        "a review": ("GET", f"{match}/review", None, alice.headers),
+        "a match's ratings": ("GET", f"{match}/ratings", None, alice.headers),
+        "a history": ("GET", f"{user}/matches", None, alice.headers),
+        "statistics": ("GET", f"{user}/stats", None, alice.headers),
+        "the leaderboard": ("GET", "/api/v1/leaderboard", None, alice.headers),
+        "me": ("GET", "/api/v1/me", None, alice.headers),
+        "my matches": ("GET", "/api/v1/me/matches", None, alice.headers),
+        "my feed": ("GET", "/api/v1/me/stream", None, alice.headers),
     }  # fmt: skip
 
 
@@ -125,7 +144,7 @@ def test_with_postgresql_down_every_request_is_a_quick_503_json_and_the_process_
         live.wait_for_seq(joined["seq"], timeout=10)  # the stream opened before the outage
     for name, (method, path, body, headers) in kinds.items():
         response, _elapsed = send(server, method, path, body, headers)
-        if name == "the stream" and not streams:
+        if name in ("the stream", "my feed") and not streams:
             assert response.json()["code"] == "stream_needs_asgi"
             continue
         assert response.status_code < 500, (name, response.status_code, response.text[:300])

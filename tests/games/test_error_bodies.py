@@ -2,7 +2,9 @@
 Django's own handlers (unknown path, bad Host, uncaught exception), the CSRF check, or
 the async stream. Outside /api/ (the admin, /play/) Django's pages stay."""
 
+import json
 import logging
+import socket
 
 import pytest
 from django.db import close_old_connections
@@ -59,6 +61,30 @@ def test_any_method_but_get_on_the_stream_is_a_405_with_allow_not_a_csrf_page(me
     assert response["Allow"] == "GET"
     if method != "HEAD":
         assert_json_error(response, 405, "method_not_allowed")
+
+
+@pytest.mark.slow
+@pytest.mark.django_db(transaction=True)
+def test_what_uvicorn_cannot_parse_on_the_streams_is_a_json_400_not_its_text_page(servers):
+    """uvicorn serves the streams under /api/ and answers what its parser refuses itself,
+    before the service's code runs: with euchre_service.uvicorn_errors, in JSON. Found by
+    the hostile suite (BREW /api/v1/me/stream was a text/plain 400)."""
+    server = servers()
+    for request in (
+        b"BREW /api/v1/me/stream HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n",
+        b"GET /api/v1/me/stream HTTP/1.1\r\nHost: 127.0.0.1\r\nBad Header: 1\r\n\r\n",
+        b"GET /api/v1/matches/x/stream HTTP/9\r\n\r\n",
+    ):
+        with socket.create_connection(("127.0.0.1", server.port), timeout=5) as conn:
+            conn.sendall(request)
+            answer = b""
+            while chunk := conn.recv(65536):
+                answer += chunk
+        head, _, body = answer.partition(b"\r\n\r\n")
+        assert head.startswith(b"HTTP/1.1 400 "), answer
+        assert b"content-type: application/json" in head.lower(), answer
+        assert json.loads(body)["code"] == "malformed_request"
+        assert json.loads(body)["detail"].endswith(".")
 
 
 @pytest.mark.django_db

@@ -50,6 +50,24 @@ def test_a_spectator_of_a_public_match_sees_the_table_but_no_cards_and_cannot_ac
 
 
 @pytest.mark.django_db(transaction=True)
+def test_joining_a_public_match_that_started_or_ended_is_a_409_that_says_so_not_a_404():
+    """Anyone signed in may watch a public match: a 404 on joining it would deny what
+    GET answers. A private one stays 404 (its id is the invitation)."""
+    _, alice = make_player("alice")
+    _, carol = make_player("carol")
+    started = create_match(alice, visibility="public")["id"]
+    assert view(carol, started)["status"] == "active"
+    assert_error(carol.post(f"/api/v1/matches/{started}/join"), 409, "match_started")
+    finished = create_match(alice, visibility="public", options={"target_score": 1})["id"]
+    play_to_the_end(alice, finished)
+    assert_error(carol.post(f"/api/v1/matches/{finished}/join"), 409, "match_finished")
+    Match.objects.filter(pk=started).update(status=MatchStatus.ABANDONED)
+    assert_error(carol.post(f"/api/v1/matches/{started}/join"), 409, "match_finished")
+    private = create_match(alice)["id"]
+    assert_error(carol.post(f"/api/v1/matches/{private}/join"), 404, "not_found")
+
+
+@pytest.mark.django_db(transaction=True)
 def test_the_public_matches_being_played_are_listed_for_watching():
     _, alice = make_player("alice")
     _, carol = make_player("carol")

@@ -8,10 +8,13 @@ error the JSON body {"code", "detail"}, and every code in the catalogue
 
 - schemathesis, positive and negative data, every check it has plus that one, signed in
   with real tokens and with real ids (a running match against computer players, a hint,
-  a match with open seats, a finished match for the stream);
+  a match with open seats, a finished match for the stream, the rematch, the review,
+  the ratings and the replay);
 - hand-made fuzzing of the headers (Authorization, Idempotency-Key, Last-Event-ID,
   X-Forwarded-For, Host), of bodies (nested, oversized, not UTF-8, NaN, huge numbers,
-  NUL characters) and of query strings.
+  NUL characters) and of query strings. The player's feed (GET /me/stream) is fuzzed
+  here only (with what it refuses): a feed it accepts stays open, which schemathesis
+  would count as a hung request.
 
 HOSTILE_FUZZ_SECONDS (default 120) is schemathesis's time budget, shared by its two runs.
 HOSTILE_FUZZ_SEED (default a fixed seed, so that CI is repeatable and a failure can be
@@ -31,7 +34,10 @@ import pytest
 from tests.hostile.answers import answer_problem
 from tests.hostile.conftest import COMPUTERS, OPEN, Guest
 
-pytestmark = pytest.mark.slow  # no database mark: see the stack fixture (conftest.py)
+# The database mark only makes pytest-django create the test database when this suite runs
+# alone (it sets up those its tests mark); it is not transactional, and no test touches the
+# database but over HTTP: the stack fixture (conftest.py) flushes it once, at the end.
+pytestmark = [pytest.mark.slow, pytest.mark.django_db]
 
 ROOT = Path(__file__).resolve().parents[2]
 SECONDS = float(os.environ.get("HOSTILE_FUZZ_SECONDS", "120"))
@@ -42,6 +48,9 @@ SEED = os.environ.get("HOSTILE_FUZZ_SEED", "20261201")
 # request the schema allows may still be refused, with 400 (or 422 for a rule of the game).
 # Everywhere else schemathesis's positive_data_acceptance keeps its default.
 BEYOND_THE_SCHEMA = "^/api/v1/(auth/register|matches|matches/[{]match_id[}]/actions)$"
+AFTER_THE_END = (
+    "^/api/v1/matches/[{]match_id[}]/(rematch(/accept|/decline)?|review|ratings|replay)$"
+)
 ACCEPTED_WITH_RULES = ["2xx", "400", "401", "403", "404", "409", "422", "429"]
 # What counts as refusing a request the schema does not allow: schemathesis's list, plus the
 # server's limits (413 a body, 414 a request line, 431 headers: negative data can be long).
@@ -137,6 +146,8 @@ def test_schemathesis_positive_and_negative_finds_no_5xx_and_only_catalogued_jso
             },
             {"include-path": "/api/v1/matches/{match_id}/join",
              "parameters": {"path.match_id": open_seats}},
+            # What is asked of a finished match (else each is 409 match_not_finished).
+            {"include-path-regex": AFTER_THE_END, "parameters": {"path.match_id": finished}},
             {"include-path": "/api/v1/matches/{match_id}/leave",
              "parameters": {"path.match_id": left},
              "headers": {"Authorization": f"Token {leaver.token}"}},
@@ -243,6 +254,10 @@ IDEMPOTENCY_KEYS = [b"", b" ", b"k" * 129, b"k" * 4000, b"\xff\xfe", b"caf\xc3\x
 LAST_EVENT_IDS = [b"-1", b"\xc2\xb2", b"\xd9\xa3", b"9" * 20, b"1e3", b"\xff", b"0x10",
                   b"1 2", b"+1", b"\xef\xbc\x91"]  # fmt: skip
 GOOD_LAST_EVENT_IDS = [b"", b" 1", b"1" * 12, b"0"]
+# The player's feed (GET /me/stream) never ends: only what it refuses is sent to it. Its ids
+# are up to 20 digits (positions, not seqs).
+FEED_LAST_EVENT_IDS = [v for v in LAST_EVENT_IDS if v != b"9" * 20] + [b"9" * 21]
+FEED_HOSTS = [v for v in HOSTS if v != b"127.0.0.1:99999"]  # Django takes any port
 
 
 def test_hostile_headers_get_catalogued_json_answers(stack):
@@ -251,14 +266,18 @@ def test_hostile_headers_get_catalogued_json_answers(stack):
     finished = guest.new_match(COMPUTERS, options={"target_score": 1})
     guest.play_to_the_end(finished)
     api, streams = stack.port, stack.stream_port
-    paths = ["/api/v1/matches", f"/api/v1/matches/{match_id}", f"/api/v1/matches/{match_id}/events"]
+    paths = ["/api/v1/matches", f"/api/v1/matches/{match_id}", f"/api/v1/matches/{match_id}/events",
+             "/api/v1/me", "/api/v1/me/matches"]  # fmt: skip
+    feed = "/api/v1/me/stream"
     sent: list[Sent] = []
     for value in AUTHORIZATIONS:
         for path in paths:
             sent.append(Sent(api, "GET", path, [("Authorization", value)]))
         sent.append(Sent(api, "POST", "/api/v1/auth/logout", [("Authorization", value)]))
+        sent.append(Sent(api, "POST", "/api/v1/quickplay", [("Authorization", value)]))
         sent.append(Sent(streams, "GET", f"/api/v1/matches/{finished}/stream",
                          [("Authorization", value)]))  # fmt: skip
+        sent.append(Sent(streams, "GET", feed, [("Authorization", value)]))
     for value in FORWARDED:
         for path in ("/api/v1/auth/guest", "/api/v1/auth/token"):
             body = b'{"username": "nobody", "password": "wrong-password"}'
@@ -269,6 +288,8 @@ def test_hostile_headers_get_catalogued_json_answers(stack):
             sent.append(Sent(api, "GET", path, [("Host", value), token_header(guest)]))
         sent.append(Sent(streams, "GET", f"/api/v1/matches/{finished}/stream",
                          [("Host", value), token_header(guest)]))  # fmt: skip
+        if value in FEED_HOSTS:
+            sent.append(Sent(streams, "GET", feed, [("Host", value), token_header(guest)]))
     for value in IDEMPOTENCY_KEYS:
         sent.append(Sent(api, "POST", f"/api/v1/matches/{match_id}/actions",
                          [("Idempotency-Key", value), token_header(guest), JSON],
@@ -280,6 +301,10 @@ def test_hostile_headers_get_catalogued_json_answers(stack):
     for value in GOOD_LAST_EVENT_IDS:
         sent.append(Sent(streams, "GET", f"/api/v1/matches/{finished}/stream",
                          [("Last-Event-ID", value), token_header(guest)]))  # fmt: skip
+    for value in FEED_LAST_EVENT_IDS:
+        sent.append(Sent(streams, "GET", feed, [("Last-Event-ID", value), token_header(guest)]))
+    for method in ("POST", "PUT", "DELETE", "TRACE", "OPTIONS", "BREW"):
+        sent.append(Sent(streams, method, feed, [token_header(guest), JSON], b"{}"))
     check_all(sent)
 
 
@@ -325,10 +350,14 @@ def test_hostile_bodies_get_catalogued_json_answers(stack):
     guest = Guest(stack)
     match_id = guest.new_match(COMPUTERS)
     open_seats = Guest(stack).new_match(OPEN)
+    finished = guest.new_match(COMPUTERS, options={"target_score": 1})
+    guest.play_to_the_end(finished)
     paths = [
         "/api/v1/auth/register", "/api/v1/auth/token", "/api/v1/auth/guest", "/api/v1/matches",
         f"/api/v1/matches/{open_seats}/join", f"/api/v1/matches/{match_id}/actions",
-        f"/api/v1/matches/{match_id}/hints",
+        f"/api/v1/matches/{match_id}/hints", "/api/v1/quickplay",
+        f"/api/v1/matches/{finished}/rematch", f"/api/v1/matches/{finished}/rematch/accept",
+        f"/api/v1/matches/{finished}/rematch/decline",
     ]  # fmt: skip
     sent: list[Sent] = []
     for _what, content_type, body in BODIES:
@@ -360,10 +389,15 @@ def test_hostile_query_strings_get_catalogued_json_answers(stack):
     match_id = guest.new_match(COMPUTERS)
     finished = guest.new_match(COMPUTERS, options={"target_score": 1})
     guest.play_to_the_end(finished)
+    paths = ["/api/v1/matches", f"/api/v1/matches/{match_id}/events",
+             f"/api/v1/matches/{match_id}", f"/api/v1/matches/{finished}/replay",
+             f"/api/v1/matches/{finished}/review", f"/api/v1/matches/{finished}/ratings",
+             "/api/v1/matches/public", f"/api/v1/users/{guest.username}/matches",
+             f"/api/v1/users/{guest.username}/stats", "/api/v1/leaderboard", "/api/v1/me",
+             "/api/v1/me/matches"]  # fmt: skip
     sent: list[Sent] = []
     for query in QUERIES:
-        for path in ("/api/v1/matches", f"/api/v1/matches/{match_id}/events",
-                     f"/api/v1/matches/{match_id}", f"/api/v1/matches/{finished}/replay"):
+        for path in paths:
             sent.append(Sent(stack.port, "GET", f"{path}?{query}", [token_header(guest)]))
         sent.append(Sent(stack.stream_port, "GET",
                          f"/api/v1/matches/{finished}/stream?{query}", [token_header(guest)]))

@@ -21,6 +21,8 @@ from urllib.parse import urlsplit, urlunsplit
 import pytest
 import yaml
 
+from euchre_service.uvicorn_errors import PROTOCOL as UVICORN_PROTOCOL
+
 ROOT = Path(__file__).resolve().parents[2]
 APP_SERVICES = ("migrate", "api", "stream", "worker", "review-worker", "beat")
 LONG_RUNNING = ("postgres", "redis", "api", "stream", "proxy", "worker", "review-worker", "beat")
@@ -89,6 +91,8 @@ def test_compose_runs_the_whole_stack():
         assert found[name]["image"] == found["api"]["image"]
     assert command(found["api"])[0] == "gunicorn"
     assert command(found["stream"])[:2] == ["uvicorn", "euchre_service.asgi:application"]
+    stream = command(found["stream"])
+    assert stream[stream.index("--http") + 1] == UVICORN_PROTOCOL  # JSON for what it refuses
     assert found["proxy"]["image"].startswith("nginx:")
     assert command(found["worker"])[:4] == ["celery", "-A", "euchre_service", "worker"]
     assert command(found["beat"])[:4] == ["celery", "-A", "euchre_service", "beat"]

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from euchre_service.uvicorn_errors import PROTOCOL as UVICORN_PROTOCOL
 from tests.web.support import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, ROOT, free_port, stop
 
 
@@ -56,6 +57,7 @@ def server(tmp_path_factory, request) -> Iterator[str]:
     with open(log_path, "wb") as log:
         proc = subprocess.Popen(
             [sys.executable, "-m", "uvicorn", "euchre_service.asgi:application"]
+            + ["--http", UVICORN_PROTOCOL]
             + ["--host", "127.0.0.1", "--port", str(port), "--no-access-log"],
             cwd=tmp,
             env=env,
