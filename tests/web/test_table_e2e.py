@@ -766,6 +766,9 @@ def test_a_reconnect_catches_up_at_once_but_for_the_last_trick(server, browser, 
     context, page, errors, match_id, token = start_watched_match(browser, server)
     try:
         before = set(log_tricks(server, token, match_id))
+        # The stream's answer may come after the first view (a GET) on a busy machine:
+        # wait for it, or there is no open stream to cut (a loaded machine had none yet).
+        page.wait_for_function("() => window.__streamsUp >= 1", timeout=15_000)
         context.set_offline(True)
         counts = "() => [window.__streamTries, window.__streamsUp]"
         tries, up = page.evaluate(counts)
