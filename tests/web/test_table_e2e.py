@@ -64,6 +64,12 @@ SAMPLER = """() => {
             const rec = window.__tricks[key];
             const n = Number(t.dataset.count);
             if (!(n in rec.at)) rec.at[n] = now;
+            if (n >= 1 && rec.leader === undefined) {
+                // Who led, as the trick says it and as it is marked on its first card.
+                const led = t.querySelector('.played.leader .mark');
+                rec.leader = Number(t.dataset.leader);
+                rec.ledMark = led ? led.textContent : null;
+            }
             if (t.dataset.complete === 'true' && rec.complete === null) {
                 rec.complete = now;
                 rec.winner = Number(t.dataset.winner);
@@ -211,6 +217,8 @@ def test_a_person_at_the_default_pace_sees_every_trick_for_a_second_and_the_last
             assert full in rec["at"], f"trick {trick} of hand {hand} never showed all {full} cards"
             assert rec["complete"] is not None, f"trick {trick} of hand {hand}: no winner marked"
             on_screen[(hand, trick)] = rec["last"] - rec["at"][full]
+            # The leader of the trick is marked from its first card.
+            assert (rec["leader"], rec["ledMark"]) == (cards[0][0], "led"), (hand, trick, rec)
         short = {k: round(v) for k, v in on_screen.items() if v < MIN_ON_SCREEN_MS}
         assert not short, f"on screen under {MIN_ON_SCREEN_MS} ms after the last card: {short}"
         # Motion allowed (the keyboard test prefers reduced motion: none there): each card
