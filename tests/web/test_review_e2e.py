@@ -4,7 +4,7 @@ the hand's list of mistakes; the screen fits a phone and a desktop and passes ax
 
 import time
 
-from tests.web.support import api_in_page, guest_page
+from tests.web.support import PHONE, api_in_page, guest_page
 from tests.web.test_table_e2e import check_screen
 
 COMPUTERS = [{"kind": "me"}] + [{"kind": "computer", "level": "medium"}] * 3
@@ -79,5 +79,82 @@ def test_the_replay_shows_each_mistake_on_the_step_where_it_happened(server, bro
         if shown.is_visible():
             assert int(shown.get_attribute("data-seq")) in seqs
         errors.check()
+    finally:
+        context.close()
+
+
+def tab_to(page, selector: str, limit: int = 120) -> int:
+    """Tab until the focus is on `selector` (the keyboard's way there); returns the Tabs."""
+    for presses in range(1, limit + 1):
+        page.keyboard.press("Tab")
+        if page.evaluate("(s) => document.activeElement.matches(s)", selector):
+            return presses
+    raise AssertionError(f"{limit} Tabs did not reach {selector}")
+
+
+def test_the_keyboard_alone_follows_a_mistake_to_its_step_on_a_phone(server, browser, artifacts):
+    """With no pointer, on a phone: Tab to Next hand, Enter to the first hand with a
+    mistake, Tab to its first mistake in the review, Enter: the replay is on the step of
+    that mistake, and the focus is on the mistake's note, in view (the review is below the
+    table on a phone: the step changed out of sight, the focus left on the link)."""
+    context, page, errors = guest_page(browser, f"{server}/play/", viewport=PHONE)
+    try:
+        created = api_in_page(
+            page, "POST", "matches", {"seats": COMPUTERS, "options": {"target_score": 5}}
+        )
+        match_id = created["id"]
+        play_recklessly(page, match_id)
+        page.goto(f"{server}/play/#/replay/{match_id}")
+        page.get_by_test_id("review-accuracy").first.wait_for(timeout=60_000)
+        review = api_in_page(page, "GET", f"matches/{match_id}/review")
+        with_mistakes = [i for i, h in enumerate(review["hands"]) if h["mistakes"]]
+        assert with_mistakes, "a player who calls alone on every hand erred"
+        hand = review["hands"][with_mistakes[0]]
+        mistake = hand["mistakes"][0]
+        numbers = [
+            h["hand"] for h in api_in_page(page, "GET", f"matches/{match_id}/replay")["hands"]
+        ]
+        index = numbers.index(hand["hand"])
+        page.evaluate(
+            """() => { window.__pointer = 0;
+                for (const type of ['pointerdown', 'mousedown', 'touchstart'])
+                    document.addEventListener(type, () => { window.__pointer += 1; }, true); }"""
+        )
+
+        if index:
+            tab_to(page, "[data-testid=replay-next-hand]")
+            for _ in range(index):
+                page.keyboard.press("Enter")
+        assert page.get_by_test_id("replay-hand").input_value() == str(index)
+        tabs = tab_to(page, "[data-testid=review-goto]")
+        assert mistake["sentence"] in page.evaluate("() => document.activeElement.textContent")
+        page.keyboard.press("Enter")
+
+        shown = page.get_by_test_id("replay-mistake")
+        shown.wait_for()
+        assert shown.get_attribute("data-seq") == str(mistake["seq"])
+        assert mistake["sentence"] in shown.inner_text()
+        where = page.evaluate(
+            """() => { const a = document.activeElement, r = a.getBoundingClientRect();
+                       return {testid: a.dataset.testid || null,
+                               inView: r.top >= 0 && r.bottom <= innerHeight}; }"""
+        )
+        assert where == {"testid": "replay-mistake", "inView": True}, where
+        assert page.get_by_test_id("replay-step").get_attribute("data-event") in (
+            "bid",
+            "discard",
+            "card_played",
+        )
+        # The arrow keys step on from there, as anywhere in the replay.
+        step = int(page.get_by_test_id("replay-step").get_attribute("data-step"))
+        page.keyboard.press("ArrowRight")
+        assert int(page.get_by_test_id("replay-step").get_attribute("data-step")) == step + 1
+        assert page.evaluate("() => window.__pointer") == 0
+        page.screenshot(path=str(artifacts / "review-mistake-keyboard-phone.png"))
+        print(f"\nthe first mistake of hand {hand['hand']}: {tabs} Tabs to reach it")
+        errors.check()
+    except Exception:
+        page.screenshot(path=str(artifacts / "review-keyboard-failure.png"), full_page=True)
+        raise
     finally:
         context.close()

@@ -3,19 +3,28 @@ chooses the joker, the farmer's hand and the no-ace-no-face-no-trump redeal in t
 match form, plays a match to 3 by clicking against three Medium computer players, and
 the table draws the joker (a card face "JK") with no page error; the rules line names
 the three variants. The last hand's summary explains a farmer's exchange: who, three
-cards, and which ones only to the farmer."""
+cards, and which ones only to the farmer. The variants' own screens (the dealer naming a
+turned-up joker's suit, a farmer's hand) by keyboard, at a phone's size and a desktop's,
+with axe-core."""
 
 import pytest
 
 from tests.web.support import (
+    PHONE,
+    SUIT_NAMES,
     api_in_page,
     guest_page,
     label_of,
+    table_snapshot,
     wait_for_my_move,
     wait_for_seq_change,
 )
+from tests.web.test_table_e2e import check_screen, open_match
 
 pytestmark = pytest.mark.slow
+
+# The tests of a variant's own screen make matches until one deals it (below).
+SERVER_ENV = {"MAX_ACTIVE_MATCHES_PER_USER": "100000"}
 
 
 def test_a_match_with_the_three_variants_chosen_in_the_form(server, browser, artifacts):
@@ -51,6 +60,9 @@ def test_a_match_with_the_three_variants_chosen_in_the_form(server, browser, art
                 and "farmer" in page.locator("#match").inner_text()
             ):
                 seen["farm_prompt"] = True
+            # A page error (a throw mid-render leaves no buttons) is the failure, not a
+            # click's wait for a button that never comes.
+            errors.check()
             seq = match.get_attribute("data-seq")
             legal = page.locator("[data-testid=card][data-legal=true]")
             if legal.count():
@@ -119,6 +131,129 @@ def test_the_last_hands_summary_explains_a_farmers_exchange(server, browser, art
         print(f"\n{explained}")
     except Exception:
         page.screenshot(path=str(artifacts / "e2e-farm-summary-failure.png"), full_page=True)
+        raise
+    finally:
+        context.close()
+
+
+# ------------------------------------------------------------------ the variants' own screens
+
+# A match is made until one deals the screen wanted (the deck is shuffled by the service):
+# each costs a request or two, and the computer players' bids up to our turn.
+FIND_MATCH = """async ([body, phase, tries]) => {
+    const headers = {
+        Accept: 'application/json', 'Content-Type': 'application/json',
+        Authorization: 'Token ' + localStorage.getItem('euchre.token'),
+    };
+    for (let i = 1; i <= tries; i++) {
+        const made = await fetch('/api/v1/matches',
+            {method: 'POST', headers, body: JSON.stringify(body)});
+        if (made.status !== 201) return {error: made.status, body: await made.json()};
+        const {id} = await made.json();
+        for (let look = 0; look < 100; look++) {
+            const view = (await (await fetch('/api/v1/matches/' + id, {headers})).json()).view;
+            if (view.turn === view.seat) {
+                if (view.phase === phase) return {id, tries: i};
+                break;
+            }
+            await new Promise((r) => setTimeout(r, 20));
+        }
+    }
+    return {error: 'none of ' + tries + ' matches dealt the ' + phase + ' phase to us'};
+}"""
+
+
+def match_dealing(page, seats: list, options: dict, phase: str, tries: int) -> str:
+    found = page.evaluate(FIND_MATCH, [{"seats": seats, "options": options}, phase, tries])
+    assert "id" in found, found
+    print(f"\n{phase}: the match made {found['tries']} tries")
+    return found["id"]
+
+
+def focus_at_the_table(page) -> dict:
+    """Where the focus is: on the hand or the next control after a move, not <body>."""
+    focus = page.evaluate(
+        """() => { const a = document.activeElement;
+                   return {tag: a.tagName,
+                           inHand: Boolean(a.closest('[data-testid=hand]')),
+                           inActions: Boolean(a.closest('[data-testid=actions]'))}; }"""
+    )
+    assert focus["inHand"] or focus["inActions"], f"the focus is elsewhere: {focus}"
+    return focus
+
+
+def test_the_dealer_names_the_jokers_suit_with_the_keyboard(server, browser, artifacts):
+    """The joker turned up, the dealer to name its suit: the table shows the four suits as
+    buttons with the focus on the first, fits a phone with trump and score in view, passes
+    axe, and Enter names the suit. (The prompt of every phase was built for each turn,
+    and the joker's suit read before it was named threw: no buttons, a page error.)"""
+    context, page, errors = guest_page(browser, f"{server}/play/", viewport=PHONE)
+    try:
+        # We are east, the first dealer: the joker turned up is ours to name (1 in 25).
+        seats = [{"kind": "computer", "level": "random"}] * 3 + [{"kind": "me"}]
+        options = {"target_score": 3, "joker": True, "joker_upcard": "dealer_names"}
+        match_id = match_dealing(page, seats, options, "name_suit", 400)
+        open_match(page, match_id)
+        wait_for_my_move(page)
+        snap = table_snapshot(page)
+        assert snap["upcard"] == "JK", snap
+        assert [a["type"] for a in snap["actions"]] == ["name_suit"] * 4, snap["actions"]
+        assert "name its suit" in page.get_by_test_id("status").inner_text()
+        assert "P pass" in page.get_by_test_id("shortcuts").inner_text()
+        focus = focus_at_the_table(page)
+        assert focus["inActions"], focus
+        check_screen(page, artifacts, "name-suit")
+        named = snap["actions"][0]["suit"]
+        page.keyboard.press("Enter")
+        wait_for_seq_change(page, snap["seq"])
+        wait_for_my_move(page)
+        page.get_by_test_id("joker-suit").filter(has_text=SUIT_NAMES[named]).wait_for()
+        focus_at_the_table(page)
+        errors.check()
+    except Exception:
+        page.screenshot(path=str(artifacts / "e2e-name-suit-failure.png"), full_page=True)
+        raise
+    finally:
+        context.close()
+
+
+def test_a_farmers_hand_put_out_with_the_keyboard(server, browser, artifacts):
+    """Our farmer's hand: the table offers the nines and tens to put out (and a button to
+    keep the hand), fits a phone, passes axe; keys 1-5 put out three, the focus staying at
+    the table after each; then round one's bidding, the exchange said in the hand's
+    summary."""
+    context, page, errors = guest_page(browser, f"{server}/play/", viewport=PHONE)
+    try:
+        seats = [{"kind": "me"}] + [{"kind": "computer", "level": "random"}] * 3
+        options = {"target_score": 3, "farmers_hand": True}
+        match_id = match_dealing(page, seats, options, "farm", 100)
+        open_match(page, match_id)
+        wait_for_my_move(page)
+        assert "farmer's hand" in page.get_by_test_id("status").inner_text()
+        assert "1–5" in page.get_by_test_id("shortcuts").inner_text()
+        assert page.locator("[data-testid=action][data-action=pass]").is_visible()
+        focus_at_the_table(page)
+        check_screen(page, artifacts, "farm")
+        put_out = []
+        for _ in range(3):
+            snap = table_snapshot(page)
+            assert snap["phase"] == "farm", snap
+            index = [ok for _, ok in snap["cards"]].index(True)
+            put_out.append(snap["cards"][index][0])
+            page.keyboard.press(str(index + 1))
+            wait_for_seq_change(page, snap["seq"])
+            wait_for_my_move(page)
+            focus_at_the_table(page)
+        assert all(card[0] in "9T" for card in put_out), put_out
+        snap = table_snapshot(page)
+        assert snap["phase"] == "bid1", snap  # south, on the dealer's left, bids first
+        assert not set(put_out) & {card for card, _ in snap["cards"]}
+        summary = page.get_by_test_id("farmer").inner_text()
+        assert summary.startswith("You exchanged") and "You put out" in summary, summary
+        check_screen(page, artifacts, "farmed")
+        errors.check()
+    except Exception:
+        page.screenshot(path=str(artifacts / "e2e-farm-failure.png"), full_page=True)
         raise
     finally:
         context.close()

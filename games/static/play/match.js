@@ -825,10 +825,14 @@ export function showMatch(root, id) {
     } else if (view.turn === view.seat) {
       const upcard = hand && hand.upcard ? cardLabel(hand.upcard) : "";
       const dealer = view.dealer === view.seat;
-      // The suit the upcard counts as: a joker's is named by the dealer or fixed (option joker).
+      // The suit the upcard counts as: a joker's is named by the dealer or fixed (option
+      // joker). A joker whose suit the dealer (us) is still to name has none yet: every
+      // prompt is built here, and reading a suit of it threw, leaving the table without
+      // its buttons.
       const upSuit = hand ? SUITS[hand.upcard_suit || hand.upcard[1]] : null;
+      const makes = upSuit ? ` to make ${upSuit.name} trump` : "";
       const prompts = {
-        bid1: dealer ? `Your turn: pass, or pick up the ${upcard} to make ${upSuit.name} trump.` : `Your turn: pass, or order up the ${upcard} to make ${upSuit.name} trump.`,
+        bid1: dealer ? `Your turn: pass, or pick up the ${upcard}${makes}.` : `Your turn: pass, or order up the ${upcard}${makes}.`,
         name_suit: "The joker was turned up: name its suit before you look at your cards. It counts as that suit for round one.",
         farm: view.legal_actions.some((a) => a.type === "pass")
           ? "You hold a farmer's hand (three or more nines and tens): put out three of them, one at a time, for the three cards under the upcard, or keep your hand."

@@ -200,7 +200,8 @@ export function showReplay(root, id) {
     nextCard: h("button", { type: "button", class: "secondary", "data-testid": "replay-next-card" }, "Next card ▶▶"),
     last: h("button", { type: "button", class: "secondary", "data-testid": "replay-last" }, "End »"),
     stepText: h("p", { class: "step", "data-testid": "replay-step", "aria-live": "polite" }),
-    mistake: h("div", { class: "mistake", "data-testid": "replay-mistake", hidden: true, role: "note" }),
+    // Focused when a mistake in the review is followed (tabindex -1: not a Tab stop).
+    mistake: h("div", { class: "mistake", "data-testid": "replay-mistake", hidden: true, role: "note", tabindex: "-1" }),
     review: h("section", { class: "info review", "data-testid": "review" }),
     table: h("div", { class: "table replay-table", "data-testid": "replay-table" }),
     info: h("aside", { class: "info", "data-testid": "replay-info" }),
@@ -330,10 +331,18 @@ export function showReplay(root, id) {
         `${st.review.threshold} points against the best choice.`),
       mistakes.length
         ? h("ol", { class: "mistakes", "data-testid": "review-hand-mistakes" }, mistakes.map((m) => h("li", {},
-          h("button", { type: "button", class: "link", "data-testid": "review-goto", onclick: () => setStep(stepOfSeq(m.seq)) },
+          h("button", { type: "button", class: "link", "data-testid": "review-goto", onclick: () => goToMistake(m.seq) },
             `${seatName(m.seat)}: ${m.sentence}`))))
         : h("p", { class: "small", "data-testid": "review-hand-clean" }, "No mistakes in this hand."),
     );
+  }
+
+  // The step of a mistake in the review. The focus goes to the mistake's note, brought
+  // into view: on a phone the review is below the table, and the step changed out of
+  // sight; a screen reader reads the note.
+  function goToMistake(seq) {
+    setStep(stepOfSeq(seq));
+    if (!el.mistake.hidden) el.mistake.focus();
   }
 
   function stepOfSeq(seq) {
