@@ -76,13 +76,17 @@ def _bid_hand(seen: Seen, action: dict[str, Any]) -> int:
     return seen.hand
 
 
+def _high(trump: int) -> tuple[int, ...]:
+    """The trumps a hand is counted by: the joker, the bowers, the ace."""
+    return (JOKER, P.RIGHT[trump], P.LEFT[trump], make_card(ACE, trump))
+
+
 def holding(hand: int, trump: int) -> str:
     """'two hearts, with no bower and no ace among them, and no side ace'; 'four hearts,
     with the right bower and the left bower, and one side ace'."""
     eff = EFFECTIVE_SUIT[trump]
     trumps = [c for c in cards_of(hand) if eff[c] == trump]
-    high = (JOKER, P.RIGHT[trump], P.LEFT[trump], make_card(ACE, trump))
-    top = [c for c in trumps if c in high]
+    top = [c for c in trumps if c in _high(trump)]
     top.sort(key=P.POWER[trump].__getitem__, reverse=True)
     aces = sum(1 for c in cards_of(hand) if eff[c] != trump and P.POWER[trump][c] == 6)
     suit = SUIT_NAMES[trump]
@@ -95,8 +99,13 @@ def holding(hand: int, trump: int) -> str:
     return words + f", and {NUMBERS[aces]} side ace" + ("s" if aces > 1 else "")
 
 
-def _only(held: str) -> str:
-    return held if held.startswith("no ") else f"only {held}"
+def _held(hand: int, trump: int, *, short: bool) -> str:
+    """'you held two hearts, ...'; with `short`, 'you held only ...' when the hand is
+    short of trump (fewer than three, or no bower and no ace among them): "only" is said
+    of a weak hand alone."""
+    trumps = [c for c in cards_of(hand) if EFFECTIVE_SUIT[trump][c] == trump]
+    weak = trumps and (len(trumps) < 3 or not any(c in _high(trump) for c in trumps))
+    return f"you held {'only ' if short and weak else ''}{holding(hand, trump)}"
 
 
 def _weak_bid(seen: Seen, chosen: dict[str, Any], best: dict[str, Any]) -> str:
@@ -104,7 +113,7 @@ def _weak_bid(seen: Seen, chosen: dict[str, Any], best: dict[str, Any]) -> str:
     suit = _bid_suit(seen, chosen)
     if suit is None or best["type"] != "pass":
         return ""
-    return f"you held {_only(holding(_bid_hand(seen, chosen), suit))}"
+    return _held(_bid_hand(seen, chosen), suit, short=True)
 
 
 def _strong_pass(seen: Seen, chosen: dict[str, Any], best: dict[str, Any]) -> str:
@@ -112,7 +121,7 @@ def _strong_pass(seen: Seen, chosen: dict[str, Any], best: dict[str, Any]) -> st
     suit = _bid_suit(seen, best)
     if chosen["type"] != "pass" or suit is None:
         return ""
-    return f"you held {holding(_bid_hand(seen, best), suit)}"
+    return _held(_bid_hand(seen, best), suit, short=False)
 
 
 def _alone(seen: Seen, chosen: dict[str, Any], best: dict[str, Any]) -> str:
@@ -122,19 +131,19 @@ def _alone(seen: Seen, chosen: dict[str, Any], best: dict[str, Any]) -> str:
         return ""
     if bool(chosen.get("alone")) == bool(best.get("alone")):
         return ""
-    held = holding(_bid_hand(seen, chosen), suit)
+    held = _held(_bid_hand(seen, chosen), suit, short=bool(chosen.get("alone")))
     if chosen.get("alone"):
-        return f"you held {_only(held)}: too little to take three tricks without your partner"
-    return f"you held {held}: enough to hope for all five tricks alone, for 4 points"
+        return f"{held}: too little to take three tricks without your partner"
+    return f"{held}: enough to hope for all five tricks alone, for 4 points"
 
 
 def _defend_alone(seen: Seen, chosen: dict[str, Any], best: dict[str, Any]) -> str:
     if {chosen["type"], best["type"]} != {"defend_alone", "pass"} or seen.trump is None:
         return ""
-    held = holding(seen.hand, seen.trump)
+    held = _held(seen.hand, seen.trump, short=chosen["type"] == "defend_alone")
     if chosen["type"] == "defend_alone":
-        return f"you held {_only(held)}: too little to euchre the makers without your partner"
-    return f"you held {held}: enough to hope to euchre the makers alone, for 4 points"
+        return f"{held}: too little to euchre the makers without your partner"
+    return f"{held}: enough to hope to euchre the makers alone, for 4 points"
 
 
 # ---------------------------------------------------------------- discards

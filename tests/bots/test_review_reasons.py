@@ -63,6 +63,15 @@ def test_ordering_up_a_weak_hand_counts_its_trumps_bowers_and_aces():
     )
 
 
+def test_ordering_up_three_trumps_with_the_right_bower_is_not_called_weak():
+    """ "only" is said of a short hand: here pass was better for another reason (the
+    hand's count is given, no judgement on it)."""
+    state = new_hand(EAST, {SOUTH: "JH TH 9H KS QD"}, "QH")
+    assert reason_of(said(state, ORDER_UP, PASS)) == (
+        "you held three hearts, with the right bower, and no side ace"
+    )
+
+
 def test_calling_a_suit_with_one_trump_says_so():
     state = new_hand(EAST, {SOUTH: "9S AC KC QD TD"}, "QH")
     act(state, PASS, PASS, PASS, PASS)  # hearts turned down: round two
