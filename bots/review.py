@@ -19,9 +19,9 @@ Two values for each legal action at each decision a person made:
 
 A choice is a mistake when it gave up at least `threshold` points and more than two
 standard errors of the paired difference over the deals (sampling noise alone is not a
-mistake). Each mistake gets a sentence: what was played, what it gave up, and why the
-better action was better (bots/hints.py `explain`, plus what the seat had seen: a seat
-that had shown out of the suit).
+mistake). Each mistake gets a sentence: what was played, what it gave up, why it was worse
+(bots/reasons.py: from what the seat knew, a reason picked by comparing the chosen action
+with the best) and why the better action was better (bots/hints.py `explain`).
 
 Pure: engine states in, plain dicts out; bots/services.py reads the log and stores it.
 """
@@ -37,14 +37,11 @@ from games.engine import (
     CARD_BY_TEXT,
     DEFEND,
     DISCARD,
-    EFFECTIVE_SUIT,
     PLAY,
-    SEAT_NAMES,
     SUIT_BY_LETTER,
     SUIT_NAMES,
     MatchState,
     action_from_dict,
-    card_name,
     cards_of,
     player_view,
     read_view,
@@ -53,8 +50,9 @@ from games.engine import (
 )
 
 from . import solver as _solver
-from .hints import _trump_card_name, explain
+from .hints import explain
 from .players.hard import Budget, _sample, _scores_after, candidates
+from .reasons import named, reason
 from .rollout import gone_for_playouts, play_out
 
 # From what the seat knew, each sampled deal is solved exactly from the discard on; a bid
@@ -246,23 +244,15 @@ def review_decision(
 # ---------------------------------------------------------------- sentences
 
 
-def _name(seen: Any, c: int) -> str:
-    """'the left bower', 'the ace of trump', 'the ace of clubs'."""
-    trump = seen.trump
-    if trump is not None and EFFECTIVE_SUIT[trump][c] == trump:
-        return _trump_card_name(c, trump)
-    return card_name(c)
-
-
 def _doing(seen: Any, action: dict[str, Any]) -> str:
     """'leading the ace of clubs', 'passing', 'ordering it up alone'."""
     kind = action["type"]
     alone = " alone" if action.get("alone") else ""
     if kind == "play":
-        name = _name(seen, CARD_BY_TEXT[action["card"]])
+        name = named(seen, CARD_BY_TEXT[action["card"]])
         return f"leading {name}" if not seen.trick_cards else f"playing {name}"
     if kind == "discard":
-        return f"discarding {_name(seen, CARD_BY_TEXT[action['card']])}"
+        return f"discarding {named(seen, CARD_BY_TEXT[action['card']])}"
     if kind == "order_up":
         return ("picking it up" if seen.seat == seen.dealer else "ordering it up") + alone
     if kind == "call":
@@ -272,28 +262,14 @@ def _doing(seen: Any, action: dict[str, Any]) -> str:
     return "passing"
 
 
-def _shown_out(seen: Any, action: dict[str, Any]) -> str:
-    """What the seat had seen that speaks against a lead: a seat that had shown out of
-    the suit led (an opponent trumps it; a partner ruffs the opponents' winners)."""
-    if action["type"] != "play" or seen.trick_cards or seen.trump is None:
-        return ""
-    suit = EFFECTIVE_SUIT[seen.trump][CARD_BY_TEXT[action["card"]]]
-    if suit == seen.trump:
-        return ""
-    for s in ((seen.seat + 1) % 4, (seen.seat + 3) % 4, (seen.seat + 2) % 4):
-        if seen.voids[s] >> suit & 1:
-            who = "your partner" if s == (seen.seat + 2) % 4 else SEAT_NAMES[s]
-            return f"{who} had shown out of {SUIT_NAMES[suit]}"
-    return ""
-
-
 def sentence(seen: Any, chosen: dict[str, Any], best: dict[str, Any], loss: float) -> str:
     """'leading the ace of clubs gave up about 0.6 points: east had shown out of clubs;
-    better: lead the right bower: it is the highest trump left, ...'"""
+    better: lead the right bower: it is the highest trump left, ...' (the reason after
+    the colon: bots/reasons.py, from what the seat knew)."""
     words = f"{_doing(seen, chosen)} gave up about {loss:.1f} points"
-    reason = _shown_out(seen, chosen)
-    if reason:
-        words += f": {reason}"
+    why = reason(seen, chosen, best)
+    if why:
+        words += f": {why}"
     return f"{words}; better: {explain(seen, best)}"
 
 

@@ -334,10 +334,13 @@ HARD_SAMPLES = int(os.environ.get("HARD_SAMPLES", "48"))
 HARD_PLAYOUTS = int(os.environ.get("HARD_PLAYOUTS", "240"))
 HINT_SAMPLES = int(os.environ.get("HINT_SAMPLES", "96"))
 HINT_PLAYOUTS = int(os.environ.get("HINT_PLAYOUTS", "480"))
-# The review of a finished match (bots/review.py): deals of the hidden cards per decision,
-# and how long a review may stay pending before a request for it queues it again.
+# The review of a finished match (bots/review.py): deals of the hidden cards per decision;
+# how long a review may stay pending (its task lost) before the sweep, or a request for it,
+# queues it again; and how many times its task is queued before it ends as failed
+# (review_timed_out). A whole match takes seconds to review: 120 s is a lost task.
 REVIEW_SAMPLES = int(os.environ.get("REVIEW_SAMPLES", "32"))
 REVIEW_STALE_AFTER = int(os.environ.get("REVIEW_STALE_AFTER", "120"))
+REVIEW_MAX_ATTEMPTS = int(os.environ.get("REVIEW_MAX_ATTEMPTS", "3"))
 # A hint still pending this long (its task lost) is ended by the sweep as failed.
 HINT_STALE_AFTER = int(os.environ.get("HINT_STALE_AFTER", "60"))
 # A computer turn that fails on a database error is retried this often, backing off

@@ -907,11 +907,22 @@ class MatchReviewAdmin(ReadOnlyMixin, admin.ModelAdmin):
     """Each match's review: pending, ready or failed (with the error), how long it took.
     Rebuild one with `manage.py review_match <match id>` (docs/bots.md, "Match review")."""
 
-    list_display = ("__str__", "status", "version", "seconds", "requested_at", "built_at")
-    list_filter = ("status",)
+    list_display = (
+        "__str__",
+        "status",
+        "code",
+        "attempts",
+        "version",
+        "seconds",
+        "requested_at",
+        "built_at",
+    )
+    list_filter = ("status", "code")
     readonly_fields = (
         "match",
         "status",
+        "code",
+        "attempts",
         "version",
         "seconds",
         "error",

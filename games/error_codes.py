@@ -108,6 +108,7 @@ CATALOGUE: dict[str, ErrorCode] = {
     # ------------------------------------------------ match reviews (reported in the body)
     "review_pending": C((202,), "The match's review is being worked out; ask again in a few seconds (Retry-After)."),  # noqa: E501
     "review_failed": C((200,), "The match's review could not be worked out (logged); an operator can rebuild it."),  # noqa: E501
+    "review_timed_out": C((200,), "The match's review was queued REVIEW_MAX_ATTEMPTS times and never worked out (its task lost each time); an operator can rebuild it."),  # noqa: E501
 }
 # fmt: on
 

@@ -331,6 +331,12 @@ class MatchReview(models.Model):
     body = models.JSONField(null=True, blank=True)
     seconds = models.FloatField(null=True, blank=True, help_text="How long building it took.")
     error = models.TextField(blank=True, default="")
+    # Why a failed review failed, a stable snake_case code: review_failed (building it
+    # raised), review_timed_out (queued REVIEW_MAX_ATTEMPTS times, its task lost each time).
+    code = models.CharField(max_length=64, blank=True, default="")
+    attempts = models.PositiveSmallIntegerField(
+        default=0, help_text="Times its task was queued (the sweep queues a lost one again)."
+    )
     requested_at = models.DateTimeField()
     built_at = models.DateTimeField(null=True, blank=True)
 

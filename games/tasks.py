@@ -11,7 +11,7 @@ from django.db import InterfaceError, OperationalError
 from django.utils import timezone
 from knox.models import get_token_model
 
-from games import later, quickplay
+from games import later, quickplay, reviews
 from games.models import Hint, HintStatus, IdempotentResponse, Match, MatchStatus, SeatKind
 from games.services import match_abandon, seat_time_out
 from games.turns import enqueue_computer_turn
@@ -42,8 +42,11 @@ def sweep() -> int:
     match that has waited on a computer player for longer than COMPUTER_TURN_STALE_AFTER
     seconds (a lost message, a broker outage); enforce turn deadlines passed by
     TURN_TIMER_SWEEP_GRACE seconds (a lost timer); end hints pending for longer than
-    HINT_STALE_AFTER seconds (a lost task) as failed; start the quick play tables whose
-    wait ended TURN_TIMER_SWEEP_GRACE seconds ago (a lost start_quickplay)."""
+    HINT_STALE_AFTER seconds (a lost task) as failed; queue again the match reviews pending
+    for longer than REVIEW_STALE_AFTER seconds (a lost task; failed, review_timed_out, after
+    REVIEW_MAX_ATTEMPTS) and ask for those of lately finished matches that have none
+    (games.reviews.reviews_sweep); start the quick play tables whose wait ended
+    TURN_TIMER_SWEEP_GRACE seconds ago (a lost start_quickplay)."""
     live = Match.objects.filter(status__in=(MatchStatus.WAITING, MatchStatus.ACTIVE))
     unattended = live.exclude(seats__kind=SeatKind.HUMAN).values_list("pk", flat=True)
     abandoned = sum(match_abandon(match_id=pk) for pk in unattended)
@@ -62,9 +65,10 @@ def sweep() -> int:
         explanation="The hint was not worked out in time; ask again or play on.",
         completed_at=timezone.now(),
     )
+    reviewed = reviews.reviews_sweep()
     grace = settings.TURN_TIMER_SWEEP_GRACE
     started = sum(quickplay.quickplay_start(match_id=pk) for pk in quickplay.due_tables(grace))
-    return abandoned + queued + timed_out + started
+    return abandoned + queued + timed_out + reviewed + started
 
 
 def start_table(match_id: str) -> bool:

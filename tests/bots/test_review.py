@@ -56,6 +56,11 @@ def test_discarding_the_right_bower_is_flagged_with_the_discard_that_was_right()
     assert reviewed["best"] == {"type": "discard", "card": "AS"}
     assert reviewed["loss"] >= 0.5
     assert reviewed["sentence"].startswith("discarding the right bower gave up about")
+    # Why, from what the dealer knew (bots/reasons.py), then the better discard explained.
+    assert (
+        "points: the right bower was a trump, and you could spare the ace of spades;"
+        in (reviewed["sentence"])
+    )
     assert "discard the ace of spades" in reviewed["sentence"]
     match = review_match(decisions, {SOUTH: "alice"}, BUDGET, "blunder")
     (hand,) = match["hands"]
@@ -76,6 +81,10 @@ def test_passing_a_hand_that_marches_alone_is_flagged_with_ordering_up_alone():
     assert reviewed["best"] == {"type": "order_up", "alone": True}
     assert reviewed["loss"] >= 2.0
     assert reviewed["sentence"].startswith("passing gave up about")
+    assert (
+        "points: you held five hearts, with the right bower, the left bower and the ace"
+        in (reviewed["sentence"])
+    )
 
 
 def test_a_perfectly_played_hand_shows_no_mistake():

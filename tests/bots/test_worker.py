@@ -50,7 +50,8 @@ def person_passes(match: Match, user) -> int:
 
 
 def play_through_the_worker(match: Match, user) -> None:
-    """South plays its first legal action on its turns; the worker plays the others."""
+    """South plays its first legal action on its turns; the worker plays the others (or
+    this process, in-process)."""
     for _ in range(500):
         wait_until(
             lambda: (
@@ -110,6 +111,35 @@ def test_a_finished_match_is_reviewed_on_the_review_queue_within_30_seconds(real
     )
     assert "review_match" in worker.log()
     assert [p["username"] for p in review.body["players"]] == ["person"]
+
+
+def test_a_review_whose_task_was_lost_is_queued_again_by_the_sweep_and_built_by_a_worker(
+    real_broker, settings
+):
+    """The match ends while nothing takes the review's task (played here, in-process, with
+    no process for background tasks: as with the broker down at the end, or the review
+    worker killed before it took it). The sweep, once REVIEW_STALE_AFTER has passed,
+    queues it again on the review queue, and a real worker builds it."""
+    settings.CELERY_TASK_ALWAYS_EAGER = celery_app.conf.task_always_eager = True
+    settings.TURN_TIMER_THREADS = False
+    user, match = person_and_computers(level="easy", target_score=3)
+    play_through_the_worker(match, user)  # the computers play in this process
+    assert MatchReview.objects.get(match=match).status == "pending"  # and never built
+    use_broker(real_broker)  # workers and a broker from here on
+    settings.REVIEW_STALE_AFTER = 0
+    worker = Worker(real_broker, REVIEW_SAMPLES="4").start()
+    try:
+        assert sweep_waiting_matches() == 1
+        wait_until(
+            lambda: MatchReview.objects.filter(match=match, status="ready").exists(),
+            60,
+            "the review queued again by the sweep",
+        )
+    finally:
+        worker.stop()
+    review = MatchReview.objects.get(match=match)
+    assert review.attempts == 2 and review.body["players"][0]["username"] == "person"
+    assert "review_match" in worker.log()
 
 
 def test_a_move_whose_worker_was_killed_is_applied_exactly_once_after_a_restart(

@@ -11,7 +11,9 @@ from django.utils import timezone
 
 from bots.services import people_and_decisions, review_build
 from games import events as V
+from games import reviews
 from games.models import Event, Match, MatchReview, ReviewStatus
+from games.tasks import sweep_waiting_matches
 from tests.bots import worker_support
 from tests.bots.worker_support import wait_until
 from tests.conftest import make_player
@@ -134,6 +136,85 @@ def test_a_review_whose_task_was_lost_is_queued_again_when_asked_for(player, set
     assert response.status_code == 202
     review = MatchReview.objects.get(match_id=match_id)
     assert timezone.now() - review.requested_at < timedelta(seconds=30)  # asked again
+
+
+def lose_the_reviews_task(match_id: str, settings) -> None:
+    """Its task never ran (in-process without timer threads, as on a worker killed or a
+    broker down at the end), and REVIEW_STALE_AFTER has passed."""
+    MatchReview.objects.filter(match_id=match_id).update(
+        requested_at=timezone.now() - timedelta(seconds=settings.REVIEW_STALE_AFTER + 1)
+    )
+
+
+def test_the_sweep_queues_again_a_review_whose_task_was_lost(player, settings):
+    _user, alice = player
+    match_id = finished_match(alice)
+    assert MatchReview.objects.get(match_id=match_id).attempts == 1
+    assert sweep_waiting_matches() == 0  # not lost yet: pending for less than the timeout
+    lose_the_reviews_task(match_id, settings)
+    assert sweep_waiting_matches() == 1
+    review = MatchReview.objects.get(match_id=match_id)
+    assert (review.status, review.attempts) == (ReviewStatus.PENDING, 2)
+    assert timezone.now() - review.requested_at < timedelta(seconds=30)  # queued again
+    assert sweep_waiting_matches() == 0  # once, not at every sweep
+
+
+def test_a_review_lost_at_every_attempt_ends_failed_as_review_timed_out(player, settings):
+    _user, alice = player
+    settings.REVIEW_MAX_ATTEMPTS = 3
+    match_id = finished_match(alice)
+    for attempts in (2, 3):
+        lose_the_reviews_task(match_id, settings)
+        assert sweep_waiting_matches() == 1
+        assert MatchReview.objects.get(match_id=match_id).attempts == attempts
+    lose_the_reviews_task(match_id, settings)
+    assert sweep_waiting_matches() == 0  # the third attempt was the last
+    review = MatchReview.objects.get(match_id=match_id)
+    assert (review.status, review.code, review.attempts) == ("failed", "review_timed_out", 3)
+    assert "lost" in review.error
+    response = alice.get(f"/api/v1/matches/{match_id}/review")
+    assert response.status_code == 200
+    assert (response.json()["status"], response.json()["code"]) == ("failed", "review_timed_out")
+    lose_the_reviews_task(match_id, settings)
+    assert sweep_waiting_matches() == 0  # failed is the end: no loop
+
+
+def test_a_request_for_a_lost_review_counts_as_an_attempt_as_the_sweep_does(player, settings):
+    _user, alice = player
+    settings.REVIEW_MAX_ATTEMPTS = 2
+    match_id = finished_match(alice)
+    lose_the_reviews_task(match_id, settings)
+    assert alice.get(f"/api/v1/matches/{match_id}/review").status_code == 202
+    lose_the_reviews_task(match_id, settings)
+    body = alice.get(f"/api/v1/matches/{match_id}/review").json()
+    assert (body["status"], body["code"]) == ("failed", "review_timed_out")
+
+
+def test_the_sweep_asks_for_the_missing_review_of_a_match_that_ended_lately(player, settings):
+    _user, alice = player
+    lately, long_ago = finished_match(alice), finished_match(alice)
+    MatchReview.objects.all().delete()  # as for matches that ended before reviews existed
+    Match.objects.filter(pk=long_ago).update(
+        finished_at=timezone.now() - timedelta(days=2),
+        updated_at=timezone.now() - timedelta(days=2),
+    )
+    assert sweep_waiting_matches() == 1
+    review = MatchReview.objects.get(match_id=lately)
+    assert (review.status, review.attempts) == (ReviewStatus.PENDING, 1)
+    assert not MatchReview.objects.filter(match_id=long_ago).exists()  # asked for on demand
+    assert sweep_waiting_matches() == 0
+
+
+def test_a_review_that_raised_fails_with_the_code_review_failed_and_is_not_retried(player):
+    _user, alice = player
+    match_id = finished_match(alice)
+    reviews.review_failed(match_id=match_id, error="ValueError('a bug')")  # as review_build does
+    MatchReview.objects.filter(match_id=match_id).update(
+        requested_at=timezone.now() - timedelta(days=1)
+    )
+    assert sweep_waiting_matches() == 0
+    body = alice.get(f"/api/v1/matches/{match_id}/review").json()
+    assert (body["status"], body["code"]) == ("failed", "review_failed")
 
 
 def test_the_admin_lists_reviews_with_a_failures_error_and_changes_nothing(player, admin_client):
