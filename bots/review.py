@@ -61,7 +61,9 @@ from .rollout import gone_for_playouts, play_out
 # deal, and assumes the others bid seeing every card).
 SOLVED_PHASES = frozenset({DISCARD, DEFEND, PLAY})
 
-VERSION = 1  # of the stored review's shape and method; a review of another is rebuilt
+# Of the stored review's shape and method; a review of another version is rebuilt.
+# 2: the mistakes' sentences give a reason (bots/reasons.py).
+VERSION = 2
 
 
 @dataclass(frozen=True, slots=True)
