@@ -18,6 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 from games.engine import (
+    ACE,
     CARD_BY_TEXT,
     EFFECTIVE_SUIT,
     JOKER,
@@ -30,7 +31,6 @@ from games.engine import (
     cards_of,
 )
 from games.engine import card as make_card
-from games.engine.cards import ACE
 
 from . import policy as P
 from .hints import _join, _trump_card_name

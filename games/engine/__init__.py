@@ -32,6 +32,7 @@ from .actions import PASS_ACTION as PASS
 from .actions import PLAY as ACTION_PLAY
 from .actions import REDEAL_ACTION as CALL_REDEAL
 from .cards import (
+    ACE,
     BIT,
     CARD_BY_TEXT,
     CLUBS,
@@ -168,6 +169,7 @@ __all__ = [
     "SUIT_SYMBOLS",
     # For the computer players: tables and helpers that trust their input (no checks,
     # for speed), the view read back (Seen) and engine states rebuilt from it.
+    "ACE",
     "BIT",
     "CARD_BY_TEXT",
     "EFFECTIVE_SUIT",

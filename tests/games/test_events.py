@@ -266,7 +266,7 @@ def bare_event_types(source: str) -> list[tuple[int, str]]:
 
 
 def test_the_scan_catches_event_types_and_lets_other_vocabularies_be():
-    assert shared_words() == {"discard", "seat_taken", "match_finished"}
+    assert shared_words() == {"discard", "seat_taken", "match_finished", "match_started"}
     caught = """
 x = "hand_dealt"
 if event.type == "discard": pass
