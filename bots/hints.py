@@ -32,7 +32,7 @@ from .players.hard import Budget, search
 HINT_BUDGET = Budget(samples=96, playouts=480)
 
 
-def _join(names: list[str]) -> str:
+def join_names(names: list[str]) -> str:
     if not names:
         return ""
     if len(names) == 1:
@@ -40,7 +40,7 @@ def _join(names: list[str]) -> str:
     return ", ".join(names[:-1]) + " and " + names[-1]
 
 
-def _trump_card_name(c: int, trump: int) -> str:
+def trump_card_name(c: int, trump: int) -> str:
     if c == JOKER:
         return "the joker (the best bower)"
     if c == P.RIGHT[trump]:
@@ -56,7 +56,7 @@ def strengths(hand: int, trump: int) -> list[str]:
     eff = EFFECTIVE_SUIT[trump]
     power = P.POWER[trump]
     trumps = sorted((c for c in cards_of(hand) if eff[c] == trump), key=power.__getitem__)
-    names = [_trump_card_name(c, trump) for c in reversed(trumps)]
+    names = [trump_card_name(c, trump) for c in reversed(trumps)]
     names += [card_name(c) for c in cards_of(hand) if eff[c] != trump and power[c] == 6]
     return names
 
@@ -67,7 +67,7 @@ def _count_trumps(hand: int, trump: int) -> int:
 
 def _holding(hand: int, trump: int) -> str:
     names = strengths(hand, trump)
-    return f"you hold {_join(names)}" if names else "you hold no trump"
+    return f"you hold {join_names(names)}" if names else "you hold no trump"
 
 
 def explain(seen: Seen, action: dict[str, Any]) -> str:
@@ -191,7 +191,7 @@ def _explain_play(seen: Seen, c: int) -> str:
                 return f"lead {name}: it is the highest trump left, to draw out the others' trumps"
             return f"lead {name} to draw out the opponents' trumps"
         if not higher[c] & live:
-            return f"lead {name}: it is the highest {SUIT_NAMES[eff[c]]} left"
+            return f"lead {name}: it is the highest {SUIT_NAMES[eff[c]][:-1]} left"
         return f"lead {name}: a low card, keeping your strong cards for later"
     led = eff[seen.trick_cards[0]]
     st = STRENGTH[trump][led]

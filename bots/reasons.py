@@ -33,7 +33,7 @@ from games.engine import (
 from games.engine import card as make_card
 
 from . import policy as P
-from .hints import _join, _trump_card_name
+from .hints import join_names, trump_card_name
 
 MAKES_TRUMP = ("order_up", "call")
 NUMBERS = ("no", "one", "two", "three", "four", "five", "six")
@@ -43,7 +43,7 @@ def named(seen: Seen, c: int) -> str:
     """'the left bower', 'the ace of trump', 'the ace of clubs'."""
     trump = seen.trump
     if trump is not None and EFFECTIVE_SUIT[trump][c] == trump:
-        return _trump_card_name(c, trump)
+        return trump_card_name(c, trump)
     return card_name(c)
 
 
@@ -90,10 +90,10 @@ def holding(hand: int, trump: int) -> str:
     top.sort(key=P.POWER[trump].__getitem__, reverse=True)
     aces = sum(1 for c in cards_of(hand) if eff[c] != trump and P.POWER[trump][c] == 6)
     suit = SUIT_NAMES[trump]
-    names = [_trump_card_name(c, trump).replace("of trump", f"of {suit}") for c in top]
+    names = [trump_card_name(c, trump).replace("of trump", f"of {suit}") for c in top]
     words = f"{NUMBERS[len(trumps)]} {suit if len(trumps) != 1 else suit[:-1]}"
     if names:
-        words += f", with {_join(names)}"
+        words += f", with {join_names(names)}"
     elif trumps:  # names no card: the seat holds neither
         words += ", with no bower and no ace among them"
     return words + f", and {NUMBERS[aces]} side ace" + ("s" if aces > 1 else "")

@@ -88,3 +88,19 @@ def test_the_dealer_turns_down_a_card_it_cannot_use():
     h = hint(state)
     assert h["action"] == {"type": "pass"}
     assert h["explanation"].startswith("turn it down: even after picking up the 9 of hearts")
+
+
+def test_leading_a_side_ace_calls_it_the_highest_card_of_its_suit_in_the_singular():
+    # Hearts trump, picked up by East, the dealer; South leads first with the ace and
+    # king of clubs and no trump. The two touch, so the king is as good as the ace and is
+    # "the highest club left" (the ace being in South's own hand).
+    state = new_hand(
+        3,
+        {0: "AC KC 9D TD QD", 1: "9C TC QC 9S TS", 2: "KD AD QS KS AS", 3: "JH AH KH QH JS"},
+        "9H",
+    )
+    state.apply_action(0, E.order_up())
+    state.apply_action(3, E.discard(E.parse_card("JS")))
+    h = hint(state)
+    assert h["action"] == {"type": "play", "card": "KC"}
+    assert h["explanation"] == "lead the king of clubs: it is the highest club left"

@@ -3,7 +3,7 @@ position, gets the reason a person would give, from what the seat knew; no sente
 card the seat could not see."""
 
 from bots import policy as P
-from bots.hints import _trump_card_name
+from bots.hints import trump_card_name
 from bots.review import sentence
 from games import engine as E
 
@@ -225,7 +225,7 @@ def hidden_names(seen) -> list[str]:
     for c in E.cards_of(P.ALL & ~visible & ~seen.absent):
         names.append(E.card_name(c)[4:])  # "ace of clubs", also after "your partner's"
         if seen.trump is not None and E.EFFECTIVE_SUIT[seen.trump][c] == seen.trump:
-            names.append(_trump_card_name(c, seen.trump)[4:])  # "right bower", "ace of trump"
+            names.append(trump_card_name(c, seen.trump)[4:])  # "right bower", "ace of trump"
     return names
 
 
