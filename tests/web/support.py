@@ -118,6 +118,18 @@ def wait_for_seq_change(page, seq: str) -> None:
     )
 
 
+def play_first_offered(page) -> None:
+    """Our move, as a hurried person makes it: the first legal card, or else the first
+    action button; then wait until the table has moved on."""
+    seq = page.locator("#match").get_attribute("data-seq")
+    legal = page.locator("[data-testid=card][data-legal=true]")
+    if legal.count():
+        legal.first.click()
+    else:
+        page.get_by_test_id("action").first.click()
+    wait_for_seq_change(page, seq)
+
+
 def table_snapshot(page) -> dict:
     """What the table shows, in one round trip: the phase, trump, the card led, the upcard,
     our cards (and which are legal), the bidding buttons, the countdown."""

@@ -15,6 +15,7 @@ from tests.web.support import (
     api_in_page,
     guest_page,
     label_of,
+    play_first_offered,
     table_snapshot,
     wait_for_my_move,
     wait_for_seq_change,
@@ -63,14 +64,8 @@ def test_a_match_with_the_three_variants_chosen_in_the_form(server, browser, art
             # A page error (a throw mid-render leaves no buttons) is the failure, not a
             # click's wait for a button that never comes.
             errors.check()
-            seq = match.get_attribute("data-seq")
-            legal = page.locator("[data-testid=card][data-legal=true]")
-            if legal.count():
-                legal.first.click()
-            else:
-                page.get_by_test_id("action").first.click()
+            play_first_offered(page)
             seen["moves"] += 1
-            wait_for_seq_change(page, seq)
         assert match.get_attribute("data-status") == "finished"
         assert seen["joker"], "the joker was never drawn on the table or in our hand"
         page.screenshot(path=str(artifacts / "e2e-variants.png"), full_page=True)
@@ -97,7 +92,6 @@ def test_the_last_hands_summary_explains_a_farmers_exchange(server, browser, art
         page.get_by_test_id("create-match").click()
         page.get_by_test_id("match").wait_for()
         match_id = page.url.rsplit("/", 1)[-1]
-        match = page.locator("#match")
         explained: dict[str, str] = {}  # "ours" / "theirs": the summary's text
         checked = set()
         for _ in range(1500):
@@ -118,13 +112,7 @@ def test_the_last_hands_summary_explains_a_farmers_exchange(server, browser, art
                     explained["theirs"] = text
                     break
             assert view["hand_number"] <= 15, f"no other seat's exchange in 14 hands: {view}"
-            seq = match.get_attribute("data-seq")
-            legal = page.locator("[data-testid=card][data-legal=true]")
-            if legal.count():
-                legal.first.click()
-            else:
-                page.get_by_test_id("action").first.click()
-            wait_for_seq_change(page, seq)
+            play_first_offered(page)
         assert "theirs" in explained, "the summary never explained another seat's exchange"
         page.screenshot(path=str(artifacts / "e2e-farm-summary.png"), full_page=True)
         errors.check()
