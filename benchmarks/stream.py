@@ -5,6 +5,8 @@ action's event reaches the clients following the match.
     .venv/bin/python benchmarks/stream.py                      # up to 4000 idle, 300 actions
     .venv/bin/python benchmarks/stream.py --max-clients 8000 --actions 600 --step-seconds 90
     .venv/bin/python benchmarks/stream.py --max-clients 20 --actions 10 --keepalive 1   # quick
+    .venv/bin/python benchmarks/stream.py --with-api-load     # phase 2 alone, then under API load
+    .venv/bin/python benchmarks/stream.py --with-api-load --rest-on-uvicorn
 
 What it does, all on 127.0.0.1, and stops by itself:
   1. makes a fresh PostgreSQL database (--database-url, default euchre_bench_stream; dropped
@@ -41,6 +43,10 @@ What it does, all on 127.0.0.1, and stops by itself:
      arrives. The next action waits until every client has it (or 10 s). The commit happens
      between t_send and t_resp, so arrival - t_send is an upper bound of commit-to-arrival
      and arrival - t_resp (negative when the event beat the answer) a lower bound.
+
+--with-api-load runs phase 2 twice instead of both phases: alone, then while the API
+serves benchmarks/api.py's --bots none loop at --load-fraction of its capacity, measured
+first in the same run (benchmarks/stream_load.py says how).
 
 Clients are this process: asyncio with raw HTTP/1.1 over asyncio.open_connection (no HTTP
 library), a few microseconds of work per message, so that on a small machine the clients
@@ -623,8 +629,12 @@ async def new_match(port: int, players: list[Http]) -> tuple[str, int]:
     return body["id"], joined["seq"]
 
 
-async def delivery_phase(args: argparse.Namespace, stack: Stack) -> Delivery:
-    port, result, tracker = args.port, Delivery(), Tracker()
+async def delivery_phase(
+    args: argparse.Namespace, stack: Stack, port: int, stream_port: int | None = None
+) -> Delivery:
+    """Phase 2: the REST calls on `port`, the streams on `stream_port` (the same if None)."""
+    result, tracker = Delivery(), Tracker()
+    stream_port = stream_port or port
     tokens = [await sign_up(port) for _ in range(4)]
     players = [Http(port, token) for token in tokens]
     streams: list[Stream] = []
@@ -637,7 +647,7 @@ async def delivery_phase(args: argparse.Namespace, stack: Stack) -> Delivery:
             result.disorder += sum(s.disorder for s in streams)
             match_id, seq = await new_match(port, players)
             targets = [(match_id, tokens[i % 4], seq) for i in range(args.stream_clients)]
-            streams, failures, _s = await open_streams(port, targets, 64, tracker)
+            streams, failures, _s = await open_streams(stream_port, targets, 64, tracker)
             if failures:
                 raise SystemExit(f"phase 2: streams failed to open: {dict(failures)}")
             result.matches += 1
@@ -758,10 +768,27 @@ def parse_args() -> argparse.Namespace:
     )
     parser.add_argument("--actions", type=int, default=300, help="actions measured (300)")
     parser.add_argument("--stream-clients", type=int, default=100, help="on the played match")
+    load = parser.add_argument_group("--with-api-load (benchmarks/stream_load.py)")
+    load.add_argument("--with-api-load", action="store_true", help="phase 2 alone and under load")
+    load.add_argument("--rest-on-uvicorn", action="store_true", help="REST on uvicorn too")
+    load.add_argument("--stream-port", type=int, default=8792, help="uvicorn's port (8792)")
+    load.add_argument("--api-clients", type=int, default=16, help="the load's clients (16)")
+    load.add_argument("--capacity-seconds", type=float, default=10, help="measured (10)")
+    load.add_argument("--load-fraction", type=float, default=0.5, help="of capacity (0.5)")
+    load.add_argument("--api-rate", type=float, help="actions/s for the load: no capacity run")
     add_stack_arguments(
-        parser, database="euchre_bench_stream", broker_db=12, cache_db=13, port=8791
+        parser,
+        database="euchre_bench_stream",
+        broker_db=12,
+        cache_db=13,
+        port=8791,
+        gunicorn=True,
     )
     args = parser.parse_args()
+    if not 1 <= args.api_clients <= 256 or not 0 < args.load_fraction <= 1:
+        parser.error("--api-clients: 1 to 256; --load-fraction: over 0, at most 1")
+    if args.with_api_load and args.stream_port == args.port:
+        parser.error("--stream-port: another port than --port")
     if not 1 <= args.max_clients <= 100_000 or not 1 <= args.matches <= 1000:
         parser.error("--max-clients: 1 to 100000; --matches: 1 to 1000")
     if not 0.2 <= args.keepalive <= 60 or not 1 <= args.probes <= 100:
@@ -775,6 +802,8 @@ def parse_args() -> argparse.Namespace:
 
 def main() -> int:
     args = parse_args()
+    if args.with_api_load:
+        return with_api_load(args)
     wanted_files = max(args.max_clients, args.stream_clients) + 1024
     client_files = raise_open_files_limit(wanted_files)
     stack = Stack.from_args(
@@ -826,7 +855,7 @@ def main() -> int:
             " (a quarter with each player's token), 4 players playing it through REST,"
             f" first legal action with expected_seq"
         )
-        delivery = asyncio.run(delivery_phase(args, stack))
+        delivery = asyncio.run(delivery_phase(args, stack, args.port))
         print_delivery(args, delivery)
         problems = server_log_problems(stack)
     finally:
@@ -868,6 +897,28 @@ def main() -> int:
     broken = steps[0].failures or steps[0].dropped  # not even the first step's streams
     failed = bool(delivery.errors or delivery.missing or delivery.disorder or broken)
     return 1 if failed else 0
+
+
+def with_api_load(args: argparse.Namespace) -> int:
+    from benchmarks import stream_load  # it imports this module
+
+    raise_open_files_limit(args.stream_clients + 1024)
+    stack = Stack.from_args(
+        args,
+        "euchre-bench-stream-load-",
+        stream_port=args.stream_port,
+        extra_env=stream_server_env(args.keepalive),
+    )
+    print(
+        f"benchmarks/stream.py --with-api-load: commit-to-arrival at {args.stream_clients}"
+        f" stream clients, alone and with the API under load; {os.cpu_count()} cores,"
+        f" Python {platform.python_version()}"
+    )
+    try:
+        stack.prepare()
+        return stream_load.run(args, stack)
+    finally:
+        stack.clean_up(args.keep_database)
 
 
 if __name__ == "__main__":
