@@ -63,6 +63,7 @@ import sys
 import time
 from collections import Counter
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -237,6 +238,7 @@ class Stream:
         "last_id",
         "disorder",
         "arrivals",
+        "since_insert",
         "tracker",
         "keepalives",
         "last_keepalive",
@@ -258,6 +260,9 @@ class Stream:
         self.last_id = -1
         self.disorder = 0  # ids not one more than the last
         self.arrivals: dict[int, float] = {}  # seq -> time, phase 2 only
+        # seq -> arrival (wall clock) - the event's created_at (taken by the server just
+        # before its INSERT, after the match's lock), phase 2 only
+        self.since_insert: dict[int, float] = {}
         self.tracker = tracker
         self.keepalives = 0
         self.last_keepalive = 0.0
@@ -284,11 +289,11 @@ class Stream:
         if not data:
             self.ended = True
             return False
-        now = time.perf_counter()
+        now, wall = time.perf_counter(), time.time()
         self.raw += data
         self._decode()
         if b"\n\n" in self.text:
-            self._messages(now)
+            self._messages(now, wall)
         return not self.ended
 
     async def _run(self) -> None:
@@ -325,7 +330,7 @@ class Stream:
                 return
             self.left = size
 
-    def _messages(self, now: float) -> None:
+    def _messages(self, now: float, wall: float) -> None:
         *whole, rest = bytes(self.text).split(b"\n\n")
         self.text = bytearray(rest)
         self.messages += len(whole)
@@ -340,6 +345,7 @@ class Stream:
                 if self.tracker is not None:
                     self.arrivals[seq] = now
                     if seq == self.tracker.target:
+                        self.since_insert[seq] = wall - _created_at(message)
                         self.tracker.arrived()
 
     def _keepalive(self, now: float) -> None:
@@ -356,6 +362,12 @@ class Stream:
             self.task.cancel()
         if self.writer is not None:
             self.writer.close()
+
+
+def _created_at(message: bytes) -> float:
+    """The event's created_at (the server's clock: the same machine), as a timestamp."""
+    data = message[message.index(b"\ndata: ") + 7 :].split(b"\n", 1)[0]
+    return datetime.fromisoformat(json.loads(data)["created_at"]).timestamp()
 
 
 async def open_streams(
@@ -603,6 +615,7 @@ def print_step(step: Step, base_rss: int, keepalive: float) -> None:
 class Delivery:
     upper: list[float] = field(default_factory=list)  # arrival - t_send, every client
     lower: list[float] = field(default_factory=list)  # arrival - t_resp, every client
+    insert: list[float] = field(default_factory=list)  # arrival - created_at, every client
     slowest: list[float] = field(default_factory=list)  # the last client's, per action
     worst: list[tuple[float, int, str, int]] = field(default_factory=list)  # of those, and what
     posts: list[float] = field(default_factory=list)  # t_resp - t_send
@@ -692,12 +705,14 @@ async def delivery_phase(
         result.missing += len(streams) - len(got)
         result.upper += [t - t_send for t in got]
         result.lower += [t - t_resp for t in got]
+        result.insert += [s.since_insert[target] for s in alive if target in s.since_insert]
         if got:
             result.slowest.append(max(got) - t_send)
             nth = sum(1 for t in got if t - t_send > 0.5)
             result.worst.append((max(got) - t_send, target, legal[0]["type"], nth))
         for stream in alive:
             stream.arrivals.clear()
+            stream.since_insert.clear()
         view = body.get("view") if isinstance(body.get("view"), dict) else {}
         seat = view["turn"] if isinstance(view.get("turn"), int) else seat
         if body.get("status") == "finished":
@@ -723,6 +738,7 @@ def print_delivery(args: argparse.Namespace, d: Delivery) -> None:
     print(f"  {'':<50} {'p50 ms':>8} {'p95 ms':>8} {'p99 ms':>8} {'max ms':>8} {'count':>8}")
     print(ms_row("arrival - t_send (upper bound), every client", d.upper))
     print(ms_row("arrival - t_resp (lower bound), every client", d.lower))
+    print(ms_row("arrival - the event's insert (upper bound)", d.insert))
     print(ms_row("arrival - t_send at the last of the clients", d.slowest))
     print(ms_row("the action POST itself (t_resp - t_send)", d.posts))
     print(
@@ -731,7 +747,11 @@ def print_delivery(args: argparse.Namespace, d: Delivery) -> None:
     )
     print(
         "  the lower and the upper bound; a negative lower bound means the event reached the"
-        " client before the POST's own answer did."
+        " client before the POST's own answer did. The event's insert: its created_at, taken"
+    )
+    print(
+        "  by the server just before the INSERT (after the match's lock, before the commit),"
+        " read on the same clock: an upper bound without the POST's queueing and lock wait."
     )
     worst = sorted(d.worst, reverse=True)[:3]
     print(

@@ -11,9 +11,11 @@ match's) go to the uvicorn process too, as a deployment with no gunicorn would. 
      match played through REST, --actions actions), the baseline of this run;
   3. delivery under load: the same, while a client process runs the same API loop paced
      to --load-fraction (0.5) of that capacity, spread evenly over its clients.
-It prints commit-to-arrival (upper and lower bound, as phase 2 does) p50/p95/p99 for
-both, what the load achieved, and whether p99 under load (the upper bound) is under
-the goal of 200 ms.
+It prints commit-to-arrival p50/p95/p99 for both: the lower bound (arrival - t_resp), the
+upper bound from the event's insert (its created_at, taken just before the INSERT, after
+the match's lock: the same clock) and the upper bound from t_send (which includes the
+POST's own queueing under load); what the load achieved; and whether p99 under load
+(the upper bound from the insert) is under the goal of 200 ms.
 """
 
 import argparse
@@ -85,7 +87,9 @@ def load_line(label: str, seconds: float, tally: api.Tally) -> str:
 
 
 def bounds(d: Delivery, q: float) -> str:
-    return f"{ms(d.lower, q):7.1f} .. {ms(d.upper, q):7.1f}"
+    """Percentile `q` of commit-to-arrival: lower bound .. upper bound from the event's
+    insert (upper bound from t_send)."""
+    return f"{ms(d.lower, q):6.1f} .. {ms(d.insert, q):6.1f} ({ms(d.upper, q):6.1f})"
 
 
 def run(args: argparse.Namespace, stack: Stack) -> int:
@@ -148,17 +152,23 @@ def run(args: argparse.Namespace, stack: Stack) -> int:
         print(f"  the load's unexpected answers: {dict(load.errors)}; first: {load.first_error}")
 
     achieved = api.figures(load, api.ACTION, load_seconds).per_second
-    p99 = ms(loaded.upper, 99)
+    p99, p99_send = ms(loaded.insert, 99), ms(loaded.upper, 99)
     print()
-    print(f"commit -> arrival at {args.stream_clients} clients, ms (lower .. upper bound):")
-    print(f"  {'':<57} {'p50':>16} {'p95':>16} {'p99':>16}")
+    print(
+        f"commit -> arrival at {args.stream_clients} clients, ms: lower bound (arrival - t_resp)"
+        " .. upper bound (arrival - the event's insert), and (the upper bound from t_send)"
+    )
+    print(f"  {'':<57} {'p50':>24} {'p95':>24} {'p99':>24}")
     print(f"  {'alone':<57} {bounds(alone, 50)} {bounds(alone, 95)} {bounds(alone, 99)}")
     load_label = f"under the API load, {achieved:.1f} actions/s" + (
         f" ({achieved / capacity:.2f} of capacity {capacity:.1f})" if capacity else ""
     )
     print(f"  {load_label:<57} {bounds(loaded, 50)} {bounds(loaded, 95)} {bounds(loaded, 99)}")
     verdict = "met" if p99 < GOAL_P99_MS else "NOT met"
-    print(f"goal: p99 under load (upper bound) < {GOAL_P99_MS:.0f} ms: {p99:.1f} ms, {verdict}")
+    print(
+        f"goal: p99 under load < {GOAL_P99_MS:.0f} ms (upper bound from the event's insert):"
+        f" {p99:.1f} ms, {verdict} (from t_send, with the POST's own queueing: {p99_send:.1f} ms)"
+    )
     print(f"load average after: {' '.join(f'{x:.2f}' for x in after_load)}")
     failed = any(d.errors or d.missing or d.disorder for d in (alone, loaded))
     return 1 if failed or load.errors else 0
