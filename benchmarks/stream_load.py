@@ -26,10 +26,14 @@ import time
 from collections.abc import Callable
 
 from benchmarks import api
-from benchmarks._server import Stack, cpu_line, ms
+from benchmarks._server import Stack, ms
 from benchmarks.stream import Delivery, delivery_phase, print_delivery
 
 GOAL_P99_MS = 200.0
+SESSIONS = (
+    "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
+    " AND pid <> pg_backend_pid()"
+)
 WARMUP = 2.0  # seconds of load before the delivery under load is measured
 
 
@@ -111,6 +115,7 @@ def run(args: argparse.Namespace, stack: Stack) -> int:
     tokens = [flat[i : i + 4] for i in range(0, len(flat), 4)]
     groups = stack.process_groups()
 
+    capacity_errors = 0
     if args.api_rate:
         capacity, rate = None, args.api_rate
         print(f"\n1. API capacity: not measured; the load's rate given: {rate:g} actions/s")
@@ -121,7 +126,8 @@ def run(args: argparse.Namespace, stack: Stack) -> int:
         )
         seconds, tally = api_loop(tokens, rest_port, groups, seconds=args.capacity_seconds)
         print(load_line("flat out", seconds, tally))
-        print(cpu_line(tally.cpu))
+        api.report_errors(tally)
+        capacity_errors = sum(tally.errors.values())
         capacity = api.figures(tally, api.ACTION, seconds).per_second
         rate = capacity * args.load_fraction
         print(f"  the load: {args.load_fraction:g} x {capacity:.1f} = {rate:.1f} actions/s")
@@ -142,14 +148,15 @@ def run(args: argparse.Namespace, stack: Stack) -> int:
     child.start()
     time.sleep(WARMUP + 0.5)
     loaded = asyncio.run(delivery_phase(args, stack, rest_port, args.stream_port))
+    sessions = stack.query(SESSIONS)[0][0]  # the load still running
     stop.set()
     load_seconds, load = out.get(timeout=120)
     child.join(timeout=30)
     after_load = os.getloadavg()
     print_delivery(args, loaded)
     print(load_line("the API load meanwhile", load_seconds, load))
-    if load.errors:
-        print(f"  the load's unexpected answers: {dict(load.errors)}; first: {load.first_error}")
+    print(f"  PostgreSQL sessions on the database at its end: {sessions}")
+    api.report_errors(load)
 
     achieved = api.figures(load, api.ACTION, load_seconds).per_second
     p99, p99_send = ms(loaded.insert, 99), ms(loaded.upper, 99)
@@ -171,4 +178,4 @@ def run(args: argparse.Namespace, stack: Stack) -> int:
     )
     print(f"load average after: {' '.join(f'{x:.2f}' for x in after_load)}")
     failed = any(d.errors or d.missing or d.disorder for d in (alone, loaded))
-    return 1 if failed or load.errors else 0
+    return 1 if failed or load.errors or capacity_errors else 0
