@@ -135,7 +135,8 @@ def stream_server_env(keepalive: float) -> dict[str, str]:
 
 
 def cpu_snapshot(own_groups: set[int]) -> dict[int, tuple[str, float]]:
-    """Every process's CPU seconds so far, with its kind: "clients" (this process),
+    """Every process's CPU seconds so far, with its kind: "clients" (this process and the
+    client processes it started),
     "server" (the process groups it started: gunicorn, the Celery worker), "stores"
     (PostgreSQL, Redis) or "other" (another program on the same cores, which disturbs
     the figures)."""
@@ -151,11 +152,13 @@ def cpu_snapshot(own_groups: set[int]) -> dict[int, tuple[str, float]]:
             continue
         comm = stat[stat.index("(") + 1 : stat.rindex(")")]
         fields = stat[stat.rindex(")") + 2 :].split()
-        pid, pgid = int(entry.name), int(fields[2])
+        pid, ppid, pgid = int(entry.name), int(fields[1]), int(fields[2])
         if pid == os.getpid():
             kind = "clients"
         elif pgid in own_groups:
             kind = "server"
+        elif ppid == os.getpid():
+            kind = "clients"  # a client process of this one (stream.py's API load)
         elif comm.startswith(("postgres", "redis-server")):
             kind = "stores"
         else:

@@ -46,7 +46,9 @@ import sys
 import threading
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -209,9 +211,17 @@ def play_matches(client: Client, window: Window, eager: bool, limit: int, tally:
             tally.first_error = tally.first_error or f"action {status} {body} on {match_id}"
 
 
-def play_people(client: Client, window: Window, limit: int, tally: Tally) -> None:
+def play_people(
+    client: Client,
+    window: Window,
+    limit: int,
+    tally: Tally,
+    pace: Callable[[], None] | None = None,
+) -> None:
     """Four people at each match: the client holds four users' tokens, one per seat, and
-    plays whichever seat's turn it is (GET that seat's view, POST its first legal action)."""
+    plays whichever seat's turn it is (GET that seat's view, POST its first legal action).
+    With `pace`, it is called before each action POST (and may wait: a load at a set rate,
+    as benchmarks/stream.py --with-api-load runs it)."""
     match_id, seat = None, 0
     for _ in range(limit):
         if time.perf_counter() >= window.end:
@@ -255,6 +265,8 @@ def play_people(client: Client, window: Window, limit: int, tally: Tally) -> Non
             else:
                 seat = turn
             continue
+        if pace is not None:
+            pace()
         t = time.perf_counter()
         status, body, seconds = client.call(
             "POST",
@@ -290,10 +302,16 @@ def ping_loop(client: Client, window: Window, limit: int, tally: Tally, read: bo
 
 
 def run_phase(
-    tokens: list[list[str]], port: int, args: argparse.Namespace, groups: set[int], work
+    tokens: list[list[str]],
+    port: int,
+    args: argparse.Namespace,
+    groups: set[int],
+    work,
+    stop: Any = None,
 ) -> tuple[Window, Tally]:
     """Run `work(client, window, tally)` on one thread per client (each with its users'
-    tokens); merge what they saw."""
+    tokens); merge what they saw. The window is args.warmup then args.seconds, or ends
+    sooner once `stop` (a threading or multiprocessing Event) is set."""
     now = time.perf_counter()
     wall = time.time()
     window = Window(
@@ -317,7 +335,10 @@ def run_phase(
         thread.start()
     time.sleep(max(0.0, window.start - time.perf_counter()))
     cpu_before = cpu_snapshot(groups)
-    time.sleep(max(0.0, window.end - time.perf_counter()))
+    if stop is None:
+        time.sleep(max(0.0, window.end - time.perf_counter()))
+    elif stop.wait(max(0.0, window.end - time.perf_counter())):
+        window.end = min(window.end, time.perf_counter())  # the clients stop at their next step
     cpu_after = cpu_snapshot(groups)
     for thread in threads:
         thread.join(timeout=60)
@@ -333,8 +354,9 @@ def run_phase(
         total.reconnects += client.reconnects
         total.first_error = total.first_error or tally.first_error
     cores = os.cpu_count() or 1
+    measured = window.end - window.start
     total.cpu = {
-        kind: seconds / (args.seconds * cores) * 100
+        kind: seconds / (measured * cores) * 100
         for kind, seconds in cpu_used(cpu_before, cpu_after).items()
     }
     return window, total

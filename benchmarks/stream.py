@@ -5,6 +5,8 @@ action's event reaches the clients following the match.
     .venv/bin/python benchmarks/stream.py                      # up to 4000 idle, 300 actions
     .venv/bin/python benchmarks/stream.py --max-clients 8000 --actions 600 --step-seconds 90
     .venv/bin/python benchmarks/stream.py --max-clients 20 --actions 10 --keepalive 1   # quick
+    .venv/bin/python benchmarks/stream.py --with-api-load     # phase 2 alone, then under API load
+    .venv/bin/python benchmarks/stream.py --with-api-load --rest-on-uvicorn
 
 What it does, all on 127.0.0.1, and stops by itself:
   1. makes a fresh PostgreSQL database (--database-url, default euchre_bench_stream; dropped
@@ -42,6 +44,10 @@ What it does, all on 127.0.0.1, and stops by itself:
      between t_send and t_resp, so arrival - t_send is an upper bound of commit-to-arrival
      and arrival - t_resp (negative when the event beat the answer) a lower bound.
 
+--with-api-load runs phase 2 twice instead of both phases: alone, then while the API
+serves benchmarks/api.py's --bots none loop at --load-fraction of its capacity, measured
+first in the same run (benchmarks/stream_load.py says how).
+
 Clients are this process: asyncio with raw HTTP/1.1 over asyncio.open_connection (no HTTP
 library), a few microseconds of work per message, so that on a small machine the clients
 leave the cores to the server. CPU shares are printed so a disturbed run can be told apart.
@@ -57,6 +63,7 @@ import sys
 import time
 from collections import Counter
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -231,6 +238,7 @@ class Stream:
         "last_id",
         "disorder",
         "arrivals",
+        "since_insert",
         "tracker",
         "keepalives",
         "last_keepalive",
@@ -252,6 +260,9 @@ class Stream:
         self.last_id = -1
         self.disorder = 0  # ids not one more than the last
         self.arrivals: dict[int, float] = {}  # seq -> time, phase 2 only
+        # seq -> arrival (wall clock) - the event's created_at (taken by the server just
+        # before its INSERT, after the match's lock), phase 2 only
+        self.since_insert: dict[int, float] = {}
         self.tracker = tracker
         self.keepalives = 0
         self.last_keepalive = 0.0
@@ -278,11 +289,11 @@ class Stream:
         if not data:
             self.ended = True
             return False
-        now = time.perf_counter()
+        now, wall = time.perf_counter(), time.time()
         self.raw += data
         self._decode()
         if b"\n\n" in self.text:
-            self._messages(now)
+            self._messages(now, wall)
         return not self.ended
 
     async def _run(self) -> None:
@@ -319,7 +330,7 @@ class Stream:
                 return
             self.left = size
 
-    def _messages(self, now: float) -> None:
+    def _messages(self, now: float, wall: float) -> None:
         *whole, rest = bytes(self.text).split(b"\n\n")
         self.text = bytearray(rest)
         self.messages += len(whole)
@@ -334,6 +345,7 @@ class Stream:
                 if self.tracker is not None:
                     self.arrivals[seq] = now
                     if seq == self.tracker.target:
+                        self.since_insert[seq] = wall - _created_at(message)
                         self.tracker.arrived()
 
     def _keepalive(self, now: float) -> None:
@@ -350,6 +362,12 @@ class Stream:
             self.task.cancel()
         if self.writer is not None:
             self.writer.close()
+
+
+def _created_at(message: bytes) -> float:
+    """The event's created_at (the server's clock: the same machine), as a timestamp."""
+    data = message[message.index(b"\ndata: ") + 7 :].split(b"\n", 1)[0]
+    return datetime.fromisoformat(json.loads(data)["created_at"]).timestamp()
 
 
 async def open_streams(
@@ -597,6 +615,7 @@ def print_step(step: Step, base_rss: int, keepalive: float) -> None:
 class Delivery:
     upper: list[float] = field(default_factory=list)  # arrival - t_send, every client
     lower: list[float] = field(default_factory=list)  # arrival - t_resp, every client
+    insert: list[float] = field(default_factory=list)  # arrival - created_at, every client
     slowest: list[float] = field(default_factory=list)  # the last client's, per action
     worst: list[tuple[float, int, str, int]] = field(default_factory=list)  # of those, and what
     posts: list[float] = field(default_factory=list)  # t_resp - t_send
@@ -623,8 +642,12 @@ async def new_match(port: int, players: list[Http]) -> tuple[str, int]:
     return body["id"], joined["seq"]
 
 
-async def delivery_phase(args: argparse.Namespace, stack: Stack) -> Delivery:
-    port, result, tracker = args.port, Delivery(), Tracker()
+async def delivery_phase(
+    args: argparse.Namespace, stack: Stack, port: int, stream_port: int | None = None
+) -> Delivery:
+    """Phase 2: the REST calls on `port`, the streams on `stream_port` (the same if None)."""
+    result, tracker = Delivery(), Tracker()
+    stream_port = stream_port or port
     tokens = [await sign_up(port) for _ in range(4)]
     players = [Http(port, token) for token in tokens]
     streams: list[Stream] = []
@@ -637,7 +660,7 @@ async def delivery_phase(args: argparse.Namespace, stack: Stack) -> Delivery:
             result.disorder += sum(s.disorder for s in streams)
             match_id, seq = await new_match(port, players)
             targets = [(match_id, tokens[i % 4], seq) for i in range(args.stream_clients)]
-            streams, failures, _s = await open_streams(port, targets, 64, tracker)
+            streams, failures, _s = await open_streams(stream_port, targets, 64, tracker)
             if failures:
                 raise SystemExit(f"phase 2: streams failed to open: {dict(failures)}")
             result.matches += 1
@@ -682,12 +705,14 @@ async def delivery_phase(args: argparse.Namespace, stack: Stack) -> Delivery:
         result.missing += len(streams) - len(got)
         result.upper += [t - t_send for t in got]
         result.lower += [t - t_resp for t in got]
+        result.insert += [s.since_insert[target] for s in alive if target in s.since_insert]
         if got:
             result.slowest.append(max(got) - t_send)
             nth = sum(1 for t in got if t - t_send > 0.5)
             result.worst.append((max(got) - t_send, target, legal[0]["type"], nth))
         for stream in alive:
             stream.arrivals.clear()
+            stream.since_insert.clear()
         view = body.get("view") if isinstance(body.get("view"), dict) else {}
         seat = view["turn"] if isinstance(view.get("turn"), int) else seat
         if body.get("status") == "finished":
@@ -713,6 +738,7 @@ def print_delivery(args: argparse.Namespace, d: Delivery) -> None:
     print(f"  {'':<50} {'p50 ms':>8} {'p95 ms':>8} {'p99 ms':>8} {'max ms':>8} {'count':>8}")
     print(ms_row("arrival - t_send (upper bound), every client", d.upper))
     print(ms_row("arrival - t_resp (lower bound), every client", d.lower))
+    print(ms_row("arrival - the event's insert (upper bound)", d.insert))
     print(ms_row("arrival - t_send at the last of the clients", d.slowest))
     print(ms_row("the action POST itself (t_resp - t_send)", d.posts))
     print(
@@ -721,7 +747,11 @@ def print_delivery(args: argparse.Namespace, d: Delivery) -> None:
     )
     print(
         "  the lower and the upper bound; a negative lower bound means the event reached the"
-        " client before the POST's own answer did."
+        " client before the POST's own answer did. The event's insert: its created_at, taken"
+    )
+    print(
+        "  by the server just before the INSERT (after the match's lock, before the commit),"
+        " read on the same clock: an upper bound without the POST's queueing and lock wait."
     )
     worst = sorted(d.worst, reverse=True)[:3]
     print(
@@ -758,10 +788,27 @@ def parse_args() -> argparse.Namespace:
     )
     parser.add_argument("--actions", type=int, default=300, help="actions measured (300)")
     parser.add_argument("--stream-clients", type=int, default=100, help="on the played match")
+    load = parser.add_argument_group("--with-api-load (benchmarks/stream_load.py)")
+    load.add_argument("--with-api-load", action="store_true", help="phase 2 alone and under load")
+    load.add_argument("--rest-on-uvicorn", action="store_true", help="REST on uvicorn too")
+    load.add_argument("--stream-port", type=int, default=8792, help="uvicorn's port (8792)")
+    load.add_argument("--api-clients", type=int, default=16, help="the load's clients (16)")
+    load.add_argument("--capacity-seconds", type=float, default=10, help="measured (10)")
+    load.add_argument("--load-fraction", type=float, default=0.5, help="of capacity (0.5)")
+    load.add_argument("--api-rate", type=float, help="actions/s for the load: no capacity run")
     add_stack_arguments(
-        parser, database="euchre_bench_stream", broker_db=12, cache_db=13, port=8791
+        parser,
+        database="euchre_bench_stream",
+        broker_db=12,
+        cache_db=13,
+        port=8791,
+        gunicorn=True,
     )
     args = parser.parse_args()
+    if not 1 <= args.api_clients <= 256 or not 0 < args.load_fraction <= 1:
+        parser.error("--api-clients: 1 to 256; --load-fraction: over 0, at most 1")
+    if args.with_api_load and args.stream_port == args.port:
+        parser.error("--stream-port: another port than --port")
     if not 1 <= args.max_clients <= 100_000 or not 1 <= args.matches <= 1000:
         parser.error("--max-clients: 1 to 100000; --matches: 1 to 1000")
     if not 0.2 <= args.keepalive <= 60 or not 1 <= args.probes <= 100:
@@ -775,6 +822,8 @@ def parse_args() -> argparse.Namespace:
 
 def main() -> int:
     args = parse_args()
+    if args.with_api_load:
+        return with_api_load(args)
     wanted_files = max(args.max_clients, args.stream_clients) + 1024
     client_files = raise_open_files_limit(wanted_files)
     stack = Stack.from_args(
@@ -826,7 +875,7 @@ def main() -> int:
             " (a quarter with each player's token), 4 players playing it through REST,"
             f" first legal action with expected_seq"
         )
-        delivery = asyncio.run(delivery_phase(args, stack))
+        delivery = asyncio.run(delivery_phase(args, stack, args.port))
         print_delivery(args, delivery)
         problems = server_log_problems(stack)
     finally:
@@ -868,6 +917,28 @@ def main() -> int:
     broken = steps[0].failures or steps[0].dropped  # not even the first step's streams
     failed = bool(delivery.errors or delivery.missing or delivery.disorder or broken)
     return 1 if failed else 0
+
+
+def with_api_load(args: argparse.Namespace) -> int:
+    from benchmarks import stream_load  # it imports this module
+
+    raise_open_files_limit(args.stream_clients + 1024)
+    stack = Stack.from_args(
+        args,
+        "euchre-bench-stream-load-",
+        stream_port=args.stream_port,
+        extra_env=stream_server_env(args.keepalive),
+    )
+    print(
+        f"benchmarks/stream.py --with-api-load: commit-to-arrival at {args.stream_clients}"
+        f" stream clients, alone and with the API under load; {os.cpu_count()} cores,"
+        f" Python {platform.python_version()}"
+    )
+    try:
+        stack.prepare()
+        return stream_load.run(args, stack)
+    finally:
+        stack.clean_up(args.keep_database)
 
 
 if __name__ == "__main__":

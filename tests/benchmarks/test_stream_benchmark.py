@@ -60,3 +60,43 @@ def test_the_stream_benchmark_runs_and_prints_its_figures():
         "delay commit -> arrival at 20 clients: p50 between",
     ):
         assert words in out, out
+
+
+@pytest.mark.slow
+def test_the_stream_benchmark_with_api_load_runs_both_loads_and_prints_the_goal():
+    database = os.environ.get("DATABASE_URL", "")
+    if not database.startswith("postgres"):
+        database = "postgres://postgres@127.0.0.1:5432/euchre"
+    name = urlsplit(database).path.lstrip("/") or "euchre"
+    redis = os.environ.get("REDIS_URL") or "redis://127.0.0.1:6379/0"
+    result = subprocess.run(
+        [
+            sys.executable,
+            "benchmarks/stream.py",
+            "--with-api-load",
+            *"--actions 10 --stream-clients 10 --api-clients 4 --capacity-seconds 2".split(),
+            *("--port", str(free_port()), "--stream-port", str(free_port())),
+            *("--workers", "1", "--threads", "4"),
+            *("--database-url", sibling_url(database, f"/{name}_stream_load_smoke")),
+            *("--redis-url", sibling_url(redis, "")),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=180,
+    )
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    out = result.stdout
+    for words in (
+        "REST: gunicorn gthread 1 x 4",
+        "1. API capacity: 4 clients flat out",
+        "the load: 0.5 x ",
+        "2. delivery alone: 10 streams, 10 actions",
+        "3. delivery under the API load",
+        "the API load meanwhile: ",
+        "under the API load, ",
+        "goal: p99 under load < 200 ms (upper bound from the event's insert): ",
+    ):
+        assert words in out, out
+    assert out.count("10 actions on 1 match(es)") == 2, out
+    assert re.search(r"^  alone\s+-?\d+\.\d+ \.\.\s+-?\d+\.\d+ \(", out, re.MULTILINE), out

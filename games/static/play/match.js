@@ -1,9 +1,13 @@
 // The table: your cards (illegal ones dimmed, a tap on one shows the engine's reason),
 // the bidding, the trick, the score, hints, the turn timer and the end of the match.
-// GET matches/{id} is the truth; each event on the stream is a cue to fetch it again.
-// The cards are shown from the log (GET matches/{id}/events), one at a time at a pace a
-// person can follow (pace.js): each card lands, a finished trick stays with its winner
-// marked, and only then does the table move on to the view the server sent.
+// GET matches/{id} is the truth. It is read when the table needs it: an event on the
+// stream newer than the view we have, unless our own move's answer (a view) is on its way;
+// the events of one commit come together, so a burst is one read. The cards are shown
+// from the log, one at a time at a pace a person can follow (pace.js): each card lands, a
+// finished trick stays with its winner marked, and only then does the table move on to
+// the view the server sent. The log is the stream's own events (redacted for us as GET
+// matches/{id}/events is: the same selectors.event_for_seat); that endpoint is read only
+// for what the stream has not brought (before it connected, or while it was down).
 import { api, followMatch } from "./api.js";
 import { PACES, loadPace, savePace } from "./pace.js";
 import {
@@ -26,6 +30,11 @@ import { changeText, ratingText } from "./record.js";
 import { cardFace, cardInside, h, replace } from "./ui.js";
 
 const POLL_MS = 2000;
+// The events of one commit arrive within a few milliseconds: one view read for them all.
+const VIEW_QUIET_MS = 40;
+// How long the cards wait for the stream to bring the events a view is ahead by (it
+// usually has them already: they are published before the view is answered).
+const STREAM_WAIT_MS = 1000;
 // After a turn deadline has passed on this clock, ask for the view once more if nothing
 // has come on the stream by then (the server puts a computer player in at the deadline).
 const LATE_REFRESH_MS = 2500;
@@ -97,6 +106,13 @@ export function showMatch(root, id) {
     alone: false, // the "go alone" toggle beside the bid
     leaving: false, // the Leave button asked "are you sure?"
     pace: loadPace(),
+    streamed: new Map(), // seq -> the stream's event, not yet queued
+    streamedTop: 0, // the newest seq the stream brought
+    streamUp: false,
+    streamWaiter: null, // wakes fetchEvents when the stream brings an event
+    viewTimer: null, // a view read after a burst of events
+    posting: false, // our move's answer (a view) is on its way
+    viewSinceKeepAlive: false,
   };
 
   const el = {
@@ -191,6 +207,7 @@ export function showMatch(root, id) {
       // and has nothing to do (spectator() tells the two apart).
       body.view = { ...body.spectator_view, seat: null, legal_actions: [] };
     }
+    st.viewSinceKeepAlive = true;
     const text = JSON.stringify(body);
     if (st.latest && text === st.bodyText) {
       // The same view again (several events, one answer): keep the table as it is, so
@@ -261,13 +278,16 @@ export function showMatch(root, id) {
       do {
         st.eventsAgain = false;
         const upTo = st.latest.seq;
-        const page = await api("GET", `matches/${id}/events?after=${st.eventSeq}`);
+        let logged = await streamedUpTo(upTo);
+        if (st.stopped) return;
+        if (!logged) logged = (await api("GET", `matches/${id}/events?after=${st.eventSeq}`)).events;
         if (st.stopped) return;
         // Only as far as the view we have: the table ends on that view.
-        const events = page.events.filter((e) => e.seq > st.eventSeq && e.seq <= upTo);
+        const events = logged.filter((e) => e.seq > st.eventSeq && e.seq <= upTo);
         if (events.length) st.eventSeq = events[events.length - 1].seq;
         st.eventSeq = Math.max(st.eventSeq, upTo);
         enqueue(events);
+        for (const seq of st.streamed.keys()) if (seq <= st.eventSeq) st.streamed.delete(seq);
       } while (st.eventsAgain && !st.stopped);
     } catch (err) {
       // The log could not be read: the view is drawn as it is.
@@ -276,6 +296,46 @@ export function showMatch(root, id) {
       st.fetchingEvents = false;
     }
     runQueue();
+  }
+
+  // The stream's events after st.eventSeq up to `upTo`, once it has brought every one
+  // (waiting a moment while it is up); null if it has not.
+  async function streamedUpTo(upTo) {
+    const deadline = Date.now() + STREAM_WAIT_MS;
+    for (;;) {
+      const events = [];
+      for (let seq = st.eventSeq + 1; seq <= upTo && st.streamed.has(seq); seq++) events.push(st.streamed.get(seq));
+      if (events.length === upTo - st.eventSeq) return events;
+      const left = deadline - Date.now();
+      if (!st.streamUp || left <= 0 || st.stopped) return null;
+      await new Promise((resolve) => {
+        const timer = setTimeout(resolve, left);
+        st.streamWaiter = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      st.streamWaiter = null;
+    }
+  }
+
+  // An event from the stream: kept for the cards, and a view read if it is newer than ours.
+  function streamed(event) {
+    if (event.seq > st.eventSeq) st.streamed.set(event.seq, event);
+    st.streamedTop = Math.max(st.streamedTop, event.seq);
+    if (st.streamWaiter) st.streamWaiter();
+    viewSoon();
+  }
+
+  // Reads the view once the burst of events is in, if it is still newer than ours and no
+  // answer of our own move (a view) is on its way.
+  function viewSoon() {
+    if (st.viewTimer) return;
+    st.viewTimer = setTimeout(() => {
+      st.viewTimer = null;
+      if (st.stopped || st.posting || !st.latest || st.streamedTop <= st.latest.seq) return;
+      refresh();
+    }, VIEW_QUIET_MS);
   }
 
   function enqueue(events) {
@@ -411,6 +471,7 @@ export function showMatch(root, id) {
         }
         accept(body);
       } while (st.again && !st.stopped);
+      viewSoon(); // events that came while it was read
     } catch (err) {
       if (!st.latest) {
         const text = err.status === 404 ? "There is no such match, or you have no seat at it (a private match is seen by its players only)." : err.detail;
@@ -432,18 +493,22 @@ export function showMatch(root, id) {
     }
     if (st.stopStream || st.polling) return;
     st.stopStream = followMatch(id, st.latest.seq, {
-      onEvent: (event) => {
-        if (!st.latest || event.seq > st.latest.seq) refresh();
+      onEvent: streamed,
+      // Who is at the table changes without an event: look again now and then (unless a
+      // view came since the last keep-alive).
+      onKeepAlive: () => {
+        if (!st.viewSinceKeepAlive) refresh();
+        st.viewSinceKeepAlive = false;
       },
-      // Who is at the table changes without an event: look again now and then.
-      onKeepAlive: () => refresh(),
       onUnavailable: () => {
         // No stream here (e.g. a WSGI-only deployment): ask for the view every few seconds.
         st.stopStream = null;
+        st.streamUp = false;
         st.polling = true;
         startPolling();
       },
       onConnected: (up) => {
+        st.streamUp = up;
         // While the stream is down, poll; once it is back it replays what was missed.
         if (up) {
           stopPolling();
@@ -476,6 +541,8 @@ export function showMatch(root, id) {
   function stopFollowing() {
     if (st.stopStream) st.stopStream();
     st.stopStream = null;
+    st.streamUp = false;
+    if (st.streamWaiter) st.streamWaiter();
     stopPolling();
   }
 
@@ -484,8 +551,10 @@ export function showMatch(root, id) {
   async function post(action) {
     if (st.busy || !st.body || pending()) return null;
     setBusy(true);
+    st.posting = true;
     try {
       const body = await api("POST", `matches/${id}/actions`, { ...action, expected_seq: st.latest.seq });
+      st.posting = false;
       st.message = null;
       accept(body);
       return body;
@@ -499,7 +568,9 @@ export function showMatch(root, id) {
       }
       return null;
     } finally {
+      st.posting = false;
       setBusy(false);
+      viewSoon(); // events newer than the answer (a computer player who moved since)
     }
   }
 
@@ -1363,6 +1434,7 @@ export function showMatch(root, id) {
     clearTimeout(st.clockTimer);
     clearTimeout(st.lateTimer);
     clearTimeout(st.queueTimer);
+    clearTimeout(st.viewTimer);
     watchRematch(false);
     stopFollowing();
   };
