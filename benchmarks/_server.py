@@ -1,18 +1,20 @@
 """What the benchmarks that run the service share (api, stream, feed, quickplay, storage,
-profile_action; the hostile-client suite and the fault tests too): a fresh PostgreSQL
-database (or a given one), two spare Redis databases, gunicorn and/or uvicorn with the
-production settings, and (optionally) a Celery worker and celery beat, or Django in this
-process; the command-line options that name them; and the percentiles the figures are
-printed as. Everything on 127.0.0.1; everything it starts it stops, by process group, at
-the end.
+profile_action, capacity; the hostile-client suite and the fault tests too): a fresh
+PostgreSQL database (or a given one; or a private PostgreSQL server, PrivatePostgres), two
+spare Redis databases, gunicorn and/or uvicorn with the production settings, and
+(optionally) a Celery worker and celery beat, or Django in this process; the command-line
+options that name them; and the percentiles the figures are printed as. Everything on
+127.0.0.1; everything it starts it stops, by process group, at the end.
 """
 
 import argparse
+import glob
 import http.client
 import json
 import os
 import resource
 import secrets
+import shutil
 import signal
 import socket
 import subprocess
@@ -162,6 +164,28 @@ def cpu_snapshot(own_groups: set[int]) -> dict[int, tuple[str, float]]:
             kind = "other"
         seen[pid] = (kind, (int(fields[11]) + int(fields[12])) / tick)
     return seen
+
+
+def group_usage(groups: set[int]) -> dict[int, tuple[float, int]]:
+    """For each of these process groups (a server Stack started, with its children): the
+    CPU seconds its live processes have used so far, and their resident memory in KiB."""
+    tick, page_kib = os.sysconf("SC_CLK_TCK"), os.sysconf("SC_PAGE_SIZE") // 1024
+    usage = dict.fromkeys(groups, (0.0, 0))
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/stat") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        fields = stat[stat.rindex(")") + 2 :].split()
+        pgid = int(fields[2])
+        if pgid in usage:
+            cpu, rss = usage[pgid]
+            seconds = (int(fields[11]) + int(fields[12])) / tick
+            usage[pgid] = (cpu + seconds, rss + int(fields[21]) * page_kib)
+    return usage
 
 
 def cpu_used(before: dict, after: dict) -> dict[str, float]:
@@ -573,3 +597,69 @@ class Stack:
                     pass
                 proc.wait(timeout=10)
         self.processes.clear()
+
+
+def spare_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def _postgres_binary(name: str) -> str:
+    found = sorted(glob.glob(f"/usr/lib/postgresql/*/bin/{name}")) or [shutil.which(name)]
+    if not found[-1]:
+        raise AssertionError(f"{name} not found: PostgreSQL's server binaries are needed")
+    return found[-1]
+
+
+class PrivatePostgres:
+    """initdb + pg_ctl on a spare port in a temporary directory, as the postgres user when
+    run as root (PostgreSQL refuses to run as root). Trust authentication, no fsync. For
+    tests that stop and start it, and for figures of a server's own (its WAL, say) that
+    the shared server mixes with everyone else's."""
+
+    def __init__(self) -> None:
+        self.port = spare_port()
+        self.dir = Path(tempfile.mkdtemp(prefix="euchre-pg-"))
+        self.data = self.dir / "data"
+        self.url = f"postgres://postgres@127.0.0.1:{self.port}/postgres"
+        if os.geteuid() == 0:
+            shutil.chown(self.dir, "postgres")
+
+    def _run(self, *args: str) -> None:
+        command = [*args]
+        if os.geteuid() == 0:
+            command = ["runuser", "-u", "postgres", "--", *command]
+        done = subprocess.run(command, capture_output=True, text=True, timeout=120)
+        if done.returncode != 0:
+            raise AssertionError(f"{args[0]} failed:\n{done.stdout}\n{done.stderr}\n{self.log()}")
+
+    def log(self) -> str:
+        path = self.dir / "server.log"
+        return path.read_text(errors="replace")[-3000:] if path.exists() else ""
+
+    def init(self) -> "PrivatePostgres":
+        self._run(_postgres_binary("initdb"), "-D", str(self.data), "-U", "postgres",
+                  "--auth=trust", "-E", "UTF8", "--no-sync")  # fmt: skip
+        return self
+
+    def start(self) -> None:
+        options = f"-p {self.port} -k {self.dir} -c listen_addresses=127.0.0.1 -c fsync=off"
+        self._run(_postgres_binary("pg_ctl"), "-D", str(self.data), "-l",
+                  str(self.dir / "server.log"), "-w", "-o", options, "start")  # fmt: skip
+
+    def stop(self) -> None:
+        self._run(_postgres_binary("pg_ctl"), "-D", str(self.data), "-m", "fast", "-w", "stop")
+
+    def migrate(self) -> None:
+        done = subprocess.run(
+            [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"],
+            cwd=ROOT, env={**os.environ, "DATABASE_URL": self.url},
+            capture_output=True, text=True, timeout=300,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr[-3000:]
+
+    def destroy(self) -> None:
+        if (self.data / "postmaster.pid").exists():
+            self.stop()
+        shutil.rmtree(self.dir, ignore_errors=True)
