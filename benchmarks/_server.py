@@ -166,11 +166,13 @@ def cpu_snapshot(own_groups: set[int]) -> dict[int, tuple[str, float]]:
     return seen
 
 
-def group_usage(groups: set[int]) -> dict[int, tuple[float, int]]:
-    """For each of these process groups (a server Stack started, with its children): the
-    CPU seconds its live processes have used so far, and their resident memory in KiB."""
+def group_usage(groups: set[int], parents: set[int] = frozenset()) -> dict[int, tuple[float, int]]:
+    """For each of these process groups (a server Stack started, with its children), and
+    each of these `parents` with its children (PostgreSQL's backends each lead a group of
+    their own): the CPU seconds the live processes have used so far, and their resident
+    memory in KiB."""
     tick, page_kib = os.sysconf("SC_CLK_TCK"), os.sysconf("SC_PAGE_SIZE") // 1024
-    usage = dict.fromkeys(groups, (0.0, 0))
+    usage = dict.fromkeys(groups | parents, (0.0, 0))
     for entry in os.scandir("/proc"):
         if not entry.name.isdigit():
             continue
@@ -180,11 +182,12 @@ def group_usage(groups: set[int]) -> dict[int, tuple[float, int]]:
         except OSError:
             continue
         fields = stat[stat.rindex(")") + 2 :].split()
-        pgid = int(fields[2])
-        if pgid in usage:
-            cpu, rss = usage[pgid]
+        pid, ppid, pgid = int(entry.name), int(fields[1]), int(fields[2])
+        key = pgid if pgid in groups else pid if pid in parents else ppid
+        if key in usage:
+            cpu, rss = usage[key]
             seconds = (int(fields[11]) + int(fields[12])) / tick
-            usage[pgid] = (cpu + seconds, rss + int(fields[21]) * page_kib)
+            usage[key] = (cpu + seconds, rss + int(fields[21]) * page_kib)
     return usage
 
 
@@ -647,6 +650,11 @@ class PrivatePostgres:
         options = f"-p {self.port} -k {self.dir} -c listen_addresses=127.0.0.1 -c fsync=off"
         self._run(_postgres_binary("pg_ctl"), "-D", str(self.data), "-l",
                   str(self.dir / "server.log"), "-w", "-o", options, "start")  # fmt: skip
+
+    def pid(self) -> int:
+        """The postmaster's (its backends and helpers are its children)."""
+        with open(self.data / "postmaster.pid") as f:
+            return int(f.readline())
 
     def stop(self) -> None:
         self._run(_postgres_binary("pg_ctl"), "-D", str(self.data), "-m", "fast", "-w", "stop")

@@ -10,7 +10,7 @@ WAL mixes everyone's): gunicorn (--workers 1 x --threads 4) for the REST API, on
 process for the streams, one Celery worker process (--concurrency 1) for the computer
 players, all on the production settings (Redis: --redis-url, databases 14 and 15).
 
-1. Idle: the servers' resident memory with nothing to do.
+1. Idle: the servers' resident memory with nothing to do, once one match was played.
 2. A person's pace: --matches matches at once, each one person (a client here) and three
    Medium computer players on the worker. Each person does what the web client does
    (games/static/play/match.js): follows the match's stream, GETs its view when a new
@@ -141,15 +141,18 @@ async def people(args, tokens: list[str], level: str, think: float, until: float
 
 
 class Meter:
-    """CPU and memory of the API processes and of the worker, moves, WAL and write transactions,
-    between start() and stop()."""
+    """CPU and memory of the API processes, of the worker and of PostgreSQL (the
+    backends alive at the end: a connection closed meanwhile takes its CPU with it, so the
+    servers keep theirs for the run), moves, WAL and write transactions, between start()
+    and stop()."""
 
     def __init__(self, stack: Stack, groups: dict[str, set[int]]) -> None:
         self.stack, self.groups = stack, groups
         self.peak = dict.fromkeys(groups, 0)
 
     def _usage(self) -> dict[str, tuple[float, int]]:
-        usage = group_usage(set().union(*self.groups.values()))
+        servers = self.groups["API"] | self.groups["worker"]
+        usage = group_usage(servers, parents=self.groups["PostgreSQL"])
         return {
             name: (sum(usage[g][0] for g in gs), sum(usage[g][1] for g in gs))
             for name, gs in self.groups.items()
@@ -249,7 +252,13 @@ def main() -> int:
         stream_port=args.stream_port,
         workers=1,
         threads=args.threads,
-        extra_env={**stream_server_env(15), "COMPUTER_MOVE_DELAY": "0"},
+        # Connections kept for the whole run (production renews them every 60 s): a
+        # PostgreSQL backend that ends takes the count of its CPU with it.
+        extra_env={
+            **stream_server_env(15),
+            "COMPUTER_MOVE_DELAY": "0",
+            "DATABASE_CONN_MAX_AGE": "3600",
+        },
     )
     try:
         stack.prepare()
@@ -259,7 +268,8 @@ def main() -> int:
         api |= stack.process_groups()
         stack.start_worker()
         worker = stack.process_groups() - api
-        asyncio.run(run(args, stack, {"API": api, "worker": worker}))
+        groups = {"API": api, "worker": worker, "PostgreSQL": {postgres.pid()}}
+        asyncio.run(run(args, stack, groups))
     finally:
         stack.clean_up()
         postgres.destroy()
@@ -271,13 +281,18 @@ async def run(args: argparse.Namespace, stack: Stack, groups: dict[str, set[int]
         f"benchmarks/capacity.py: {os.cpu_count()} cores; gunicorn 1 x {args.threads} threads,"
         " one uvicorn, one Celery worker process; a PostgreSQL server of its own"
     )
+    tokens = [await sign_up(args.port) for _ in range(max(args.matches, args.busy))]
+    # One match first, so that what every process allocates once (code paths run for the
+    # first time, connections) is not counted as the matches' memory.
+    warm = await people(args, tokens[:1], "medium", 0.0, None)
+    if warm.errors:
+        raise SystemExit(f"the warm-up match failed: {warm.first_error}")
     await asyncio.sleep(2)
     idle = Meter(stack, groups)._usage()
     print(
-        "  idle: resident memory "
-        + ", ".join(f"{name} {rss / 1024:.0f} MiB" for name, (_c, rss) in idle.items())
+        "  idle, after one match: resident memory "
+        + ", ".join(f"{name} {idle[name][1] / 1024:.0f} MiB" for name in ("API", "worker"))
     )
-    tokens = [await sign_up(args.port) for _ in range(max(args.matches, args.busy))]
     pace = await measured(
         Meter(stack, groups), people(args, tokens[: args.matches], "medium", args.think, None)
     )
@@ -308,13 +323,14 @@ def print_pace(args: argparse.Namespace, r: dict, idle: dict) -> None:
         f" worker {work / n * 1000:.0f} ms ({work / max(computer, 1) * 1000:.1f} ms a"
         " computer move)"
     )
-    grown = {k: (r["peak"][k] - idle[k][1]) / n for k in r["peak"]}
+    grown = {k: (r["peak"][k] - idle[k][1]) / n for k in ("API", "worker")}
     print(
         "    memory a match at once (peak growth over idle / matches): "
         + ", ".join(f"{k} {v:.0f} KiB" for k, v in grown.items())
     )
     print(
-        f"    PostgreSQL: {r['wal'] / moves:.0f} bytes of WAL a move ({r['wal'] / n / 1024:.0f}"
+        f"    PostgreSQL: {r['cpu']['PostgreSQL'] / moves * 1000:.1f} ms of CPU a move,"
+        f" {r['wal'] / moves:.0f} bytes of WAL a move ({r['wal'] / n / 1024:.0f}"
         f" KiB a match), {r['writes'] / moves:.2f} write transactions a move"
     )
     print(cpu_line(r["shares"], " meanwhile"))
@@ -334,8 +350,9 @@ def print_busy(args: argparse.Namespace, level: str, r: dict) -> None:
         f" ({work / max(computer, 1) * 1000:.1f} ms a move)"
     )
     print(
-        f"    the API meanwhile: {r['cpu']['API'] / max(r['moves'], 1) * 1000:.1f} ms of CPU a"
-        f" move; PostgreSQL {r['wal'] / max(r['moves'], 1):.0f} bytes of WAL a move"
+        f"    meanwhile, CPU a move: the API {r['cpu']['API'] / max(r['moves'], 1) * 1000:.1f} ms,"
+        f" PostgreSQL {r['cpu']['PostgreSQL'] / max(r['moves'], 1) * 1000:.1f} ms;"
+        f" {r['wal'] / max(r['moves'], 1):.0f} bytes of WAL a move"
     )
     print(cpu_line(r["shares"], " meanwhile"))
 

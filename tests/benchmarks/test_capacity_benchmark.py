@@ -33,10 +33,11 @@ def test_the_capacity_benchmark_runs_and_prints_its_figures():
     out = result.stdout
     assert result.returncode == 0, out[-3000:] + result.stderr[-3000:]
     for pattern in (
-        r"idle: resident memory API \d+ MiB, worker \d+ MiB",
+        r"idle, after one match: resident memory API \d+ MiB, worker \d+ MiB",
         r"moves a match: \d+ \(\d+ the person's, \d+ the computers'\)",
         r"CPU a match: API \d+ ms \([\d.]+ ms a move\), worker \d+ ms",
-        r"PostgreSQL: \d+ bytes of WAL a move \(\d+ KiB a match\), [\d.]+ write transactions",
+        r"PostgreSQL: [\d.]+ ms of CPU a move, \d+ bytes of WAL a move \(\d+ KiB a match\),"
+        r" [\d.]+ write transactions",
         r"worker throughput, medium: .*\n.*[\d.]+ computer moves a second on one worker process",
     ):
         assert re.search(pattern, out), (pattern, out)
