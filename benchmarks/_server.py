@@ -21,7 +21,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -136,13 +136,10 @@ def stream_server_env(keepalive: float) -> dict[str, str]:
     }
 
 
-def cpu_snapshot(own_groups: set[int]) -> dict[int, tuple[str, float]]:
-    """Every process's CPU seconds so far, with its kind: "clients" (this process),
-    "server" (the process groups it started: gunicorn, the Celery worker), "stores"
-    (PostgreSQL, Redis) or "other" (another program on the same cores, which disturbs
-    the figures)."""
-    tick = os.sysconf("SC_CLK_TCK")
-    seen = {}
+def _processes() -> Iterator[tuple[int, str, list[str]]]:
+    """Every live process: its pid, its command name and the fields of /proc/<pid>/stat
+    after the name (fields[1] the parent, [2] the group, [11] + [12] the CPU ticks, [21]
+    the resident pages)."""
     for entry in os.scandir("/proc"):
         if not entry.name.isdigit():
             continue
@@ -152,8 +149,18 @@ def cpu_snapshot(own_groups: set[int]) -> dict[int, tuple[str, float]]:
         except OSError:
             continue
         comm = stat[stat.index("(") + 1 : stat.rindex(")")]
-        fields = stat[stat.rindex(")") + 2 :].split()
-        pid, pgid = int(entry.name), int(fields[2])
+        yield int(entry.name), comm, stat[stat.rindex(")") + 2 :].split()
+
+
+def cpu_snapshot(own_groups: set[int]) -> dict[int, tuple[str, float]]:
+    """Every process's CPU seconds so far, with its kind: "clients" (this process),
+    "server" (the process groups it started: gunicorn, the Celery worker), "stores"
+    (PostgreSQL, Redis) or "other" (another program on the same cores, which disturbs
+    the figures)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    seen = {}
+    for pid, comm, fields in _processes():
+        pgid = int(fields[2])
         if pid == os.getpid():
             kind = "clients"
         elif pgid in own_groups:
@@ -173,16 +180,8 @@ def group_usage(groups: set[int], parents: set[int] = frozenset()) -> dict[int, 
     memory in KiB."""
     tick, page_kib = os.sysconf("SC_CLK_TCK"), os.sysconf("SC_PAGE_SIZE") // 1024
     usage = dict.fromkeys(groups | parents, (0.0, 0))
-    for entry in os.scandir("/proc"):
-        if not entry.name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry.name}/stat") as f:
-                stat = f.read()
-        except OSError:
-            continue
-        fields = stat[stat.rindex(")") + 2 :].split()
-        pid, ppid, pgid = int(entry.name), int(fields[1]), int(fields[2])
+    for pid, _comm, fields in _processes():
+        ppid, pgid = int(fields[1]), int(fields[2])
         key = pgid if pgid in groups else pid if pid in parents else ppid
         if key in usage:
             cpu, rss = usage[key]

@@ -2,36 +2,20 @@
 asserted): the production shape on a PostgreSQL server of its own, a match at a person's
 pace, a real Celery worker's throughput."""
 
-import os
 import re
-import subprocess
-import sys
 
 import pytest
 
-from tests.benchmarks.test_stream_benchmark import REPO, free_port, sibling_url
+from tests.benchmarks.support import run_benchmark
+from tests.benchmarks.test_stream_benchmark import free_port
 
 TINY = "--matches 1 --think 0 --busy 1 --busy-seconds 1 --levels medium"
 
 
 @pytest.mark.slow
 def test_the_capacity_benchmark_runs_and_prints_its_figures():
-    redis = os.environ.get("REDIS_URL") or "redis://127.0.0.1:6379/0"
-    result = subprocess.run(
-        [
-            sys.executable,
-            "benchmarks/capacity.py",
-            *TINY.split(),
-            *("--port", str(free_port()), "--stream-port", str(free_port())),
-            *("--redis-url", sibling_url(redis, "")),
-        ],
-        capture_output=True,
-        text=True,
-        cwd=REPO,
-        timeout=300,
-    )
-    out = result.stdout
-    assert result.returncode == 0, out[-3000:] + result.stderr[-3000:]
+    ports = ("--port", str(free_port()), "--stream-port", str(free_port()))
+    out = run_benchmark("capacity.py", *TINY.split(), *ports)
     for pattern in (
         r"idle, after one match: resident memory API \d+ MiB, worker \d+ MiB",
         r"moves a match: \d+ \(\d+ the person's, \d+ the computers'\)",

@@ -2,39 +2,19 @@
 match works with the service (matches played through it, the append-only trigger kept)
 and a match's log read touches one partition. Its timings are for people, not asserted."""
 
-import os
 import re
-import subprocess
-import sys
 
 import pytest
 
-from tests.benchmarks.test_stream_benchmark import REPO, sibling_url
+from tests.benchmarks.support import postgres_url, run_benchmark
 
 TINY = "--partitions 8 --matches 1 --background 20 --ops 20 --rounds 1"
 
 
 @pytest.mark.slow
 def test_the_partitioned_event_table_plays_matches_and_reads_one_partition_a_match():
-    database = os.environ.get("DATABASE_URL", "")
-    if not database.startswith("postgres"):
-        database = "postgres://postgres@127.0.0.1:5432/euchre"
-    redis = os.environ.get("REDIS_URL") or "redis://127.0.0.1:6379/0"
-    result = subprocess.run(
-        [
-            sys.executable,
-            "benchmarks/partitioning.py",
-            *TINY.split(),
-            *("--database-url", sibling_url(database, "/euchre_bench_scale_smoke")),
-            *("--redis-url", sibling_url(redis, "")),
-        ],
-        capture_output=True,
-        text=True,
-        cwd=REPO,
-        timeout=300,
-    )
-    out = result.stdout
-    assert result.returncode == 0, out[-3000:] + result.stderr[-3000:]
+    database = ("--database-url", postgres_url("euchre_bench_scale_smoke"))
+    out = run_benchmark("partitioning.py", *TINY.split(), *database)
     for layout in ("plain", "part "):
         assert re.search(rf"{layout}: played 1 matches through the service, \d+ action POSTs", out)
         assert f"{layout}: append-only trigger: UPDATE refused" in out, out
