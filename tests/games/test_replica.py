@@ -21,6 +21,9 @@ from django.test.utils import CaptureQueriesContext
 from euchre_service.settings import replica_from_env
 from games.replica import REPLICA
 from tests.games.helpers import COMPUTERS, act, create_match, play_to_the_end, view
+from tests.games.server_support import Player, free_port
+from tests.games.test_streams import assert_whole_log, play
+from tests.games.test_streams import create_match as create_match_on
 
 # The replica's connection is a real one: the test case lets it open.
 pytestmark = pytest.mark.django_db(transaction=True, databases=["default", REPLICA])
@@ -155,3 +158,24 @@ def test_actions_and_live_views_never_use_the_replica(player):
             assert client.get(url).status_code == 200, url
         play_to_the_end(client, match_id)  # the computers' moves too (in-process here)
     assert seen[REPLICA].captured_queries == []
+
+
+@pytest.mark.slow
+def test_a_server_whose_replica_is_down_still_plays_and_streams_and_only_lagging_reads_fail(
+    servers,
+):
+    """A real API process (uvicorn) whose DATABASE_REPLICA_URL leads nowhere: a match is
+    created, played, streamed and listed without a single 503, so none of that reads the
+    replica, in whichever thread it runs; the reads that may lag do go there (503)."""
+    nowhere = f"postgres://postgres@127.0.0.1:{free_port()}/nothing?{READ_ONLY}"
+    server = servers(DATABASE_REPLICA_URL=nowhere, DATABASE_CONNECT_TIMEOUT="2")
+    alice = Player(server)
+    match_id = create_match_on(alice, ["me", "computer", "computer", "computer"])
+    stream = alice.stream(match_id)
+    final = play([alice], match_id)
+    assert_whole_log(stream, final["seq"])
+    for path in (f"matches/{match_id}/events", "matches", "matches/public", "me/matches"):
+        alice.call("GET", path)
+    for path in (f"matches/{match_id}/replay", f"users/{alice.username}/stats"):
+        body = alice.call("GET", path, status=503)
+        assert body["code"] == "service_unavailable"
