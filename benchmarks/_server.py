@@ -1,25 +1,27 @@
 """What the benchmarks that run the service share (api, stream, feed, quickplay, storage,
-profile_action; the hostile-client suite and the fault tests too): a fresh PostgreSQL
-database (or a given one), two spare Redis databases, gunicorn and/or uvicorn with the
-production settings, and (optionally) a Celery worker and celery beat, or Django in this
-process; the command-line options that name them; and the percentiles the figures are
-printed as. Everything on 127.0.0.1; everything it starts it stops, by process group, at
-the end.
+profile_action, capacity; the hostile-client suite and the fault tests too): a fresh
+PostgreSQL database (or a given one; or a private PostgreSQL server, PrivatePostgres), two
+spare Redis databases, gunicorn and/or uvicorn with the production settings, and
+(optionally) a Celery worker and celery beat, or Django in this process; the command-line
+options that name them; and the percentiles the figures are printed as. Everything on
+127.0.0.1; everything it starts it stops, by process group, at the end.
 """
 
 import argparse
+import glob
 import http.client
 import json
 import os
 import resource
 import secrets
+import shutil
 import signal
 import socket
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -134,14 +136,10 @@ def stream_server_env(keepalive: float) -> dict[str, str]:
     }
 
 
-def cpu_snapshot(own_groups: set[int]) -> dict[int, tuple[str, float]]:
-    """Every process's CPU seconds so far, with its kind: "clients" (this process and the
-    client processes it started),
-    "server" (the process groups it started: gunicorn, the Celery worker), "stores"
-    (PostgreSQL, Redis) or "other" (another program on the same cores, which disturbs
-    the figures)."""
-    tick = os.sysconf("SC_CLK_TCK")
-    seen = {}
+def _processes() -> Iterator[tuple[int, str, list[str]]]:
+    """Every live process: its pid, its command name and the fields of /proc/<pid>/stat
+    after the name (fields[1] the parent, [2] the group, [11] + [12] the CPU ticks, [21]
+    the resident pages)."""
     for entry in os.scandir("/proc"):
         if not entry.name.isdigit():
             continue
@@ -151,8 +149,18 @@ def cpu_snapshot(own_groups: set[int]) -> dict[int, tuple[str, float]]:
         except OSError:
             continue
         comm = stat[stat.index("(") + 1 : stat.rindex(")")]
-        fields = stat[stat.rindex(")") + 2 :].split()
-        pid, ppid, pgid = int(entry.name), int(fields[1]), int(fields[2])
+        yield int(entry.name), comm, stat[stat.rindex(")") + 2 :].split()
+
+
+def cpu_snapshot(own_groups: set[int]) -> dict[int, tuple[str, float]]:
+    """Every process's CPU seconds so far, with its kind: "clients" (this process and the
+    client processes it started), "server" (the process groups it started: gunicorn, the
+    Celery worker), "stores" (PostgreSQL, Redis) or "other" (another program on the same
+    cores, which disturbs the figures)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    seen = {}
+    for pid, comm, fields in _processes():
+        ppid, pgid = int(fields[1]), int(fields[2])
         if pid == os.getpid():
             kind = "clients"
         elif pgid in own_groups:
@@ -165,6 +173,23 @@ def cpu_snapshot(own_groups: set[int]) -> dict[int, tuple[str, float]]:
             kind = "other"
         seen[pid] = (kind, (int(fields[11]) + int(fields[12])) / tick)
     return seen
+
+
+def group_usage(groups: set[int], parents: set[int] = frozenset()) -> dict[int, tuple[float, int]]:
+    """For each of these process groups (a server Stack started, with its children), and
+    each of these `parents` with its children (PostgreSQL's backends each lead a group of
+    their own): the CPU seconds the live processes have used so far, and their resident
+    memory in KiB."""
+    tick, page_kib = os.sysconf("SC_CLK_TCK"), os.sysconf("SC_PAGE_SIZE") // 1024
+    usage = dict.fromkeys(groups | parents, (0.0, 0))
+    for pid, _comm, fields in _processes():
+        ppid, pgid = int(fields[1]), int(fields[2])
+        key = pgid if pgid in groups else pid if pid in parents else ppid
+        if key in usage:
+            cpu, rss = usage[key]
+            seconds = (int(fields[11]) + int(fields[12])) / tick
+            usage[key] = (cpu + seconds, rss + int(fields[21]) * page_kib)
+    return usage
 
 
 def cpu_used(before: dict, after: dict) -> dict[str, float]:
@@ -576,3 +601,74 @@ class Stack:
                     pass
                 proc.wait(timeout=10)
         self.processes.clear()
+
+
+def spare_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def _postgres_binary(name: str) -> str:
+    found = sorted(glob.glob(f"/usr/lib/postgresql/*/bin/{name}")) or [shutil.which(name)]
+    if not found[-1]:
+        raise AssertionError(f"{name} not found: PostgreSQL's server binaries are needed")
+    return found[-1]
+
+
+class PrivatePostgres:
+    """initdb + pg_ctl on a spare port in a temporary directory, as the postgres user when
+    run as root (PostgreSQL refuses to run as root). Trust authentication, no fsync. For
+    tests that stop and start it, and for figures of a server's own (its WAL, say) that
+    the shared server mixes with everyone else's."""
+
+    def __init__(self) -> None:
+        self.port = spare_port()
+        self.dir = Path(tempfile.mkdtemp(prefix="euchre-pg-"))
+        self.data = self.dir / "data"
+        self.url = f"postgres://postgres@127.0.0.1:{self.port}/postgres"
+        if os.geteuid() == 0:
+            shutil.chown(self.dir, "postgres")
+
+    def _run(self, *args: str) -> None:
+        command = [*args]
+        if os.geteuid() == 0:
+            command = ["runuser", "-u", "postgres", "--", *command]
+        done = subprocess.run(command, capture_output=True, text=True, timeout=120)
+        if done.returncode != 0:
+            raise AssertionError(f"{args[0]} failed:\n{done.stdout}\n{done.stderr}\n{self.log()}")
+
+    def log(self) -> str:
+        path = self.dir / "server.log"
+        return path.read_text(errors="replace")[-3000:] if path.exists() else ""
+
+    def init(self) -> "PrivatePostgres":
+        self._run(_postgres_binary("initdb"), "-D", str(self.data), "-U", "postgres",
+                  "--auth=trust", "-E", "UTF8", "--no-sync")  # fmt: skip
+        return self
+
+    def start(self) -> None:
+        options = f"-p {self.port} -k {self.dir} -c listen_addresses=127.0.0.1 -c fsync=off"
+        self._run(_postgres_binary("pg_ctl"), "-D", str(self.data), "-l",
+                  str(self.dir / "server.log"), "-w", "-o", options, "start")  # fmt: skip
+
+    def pid(self) -> int:
+        """The postmaster's (its backends and helpers are its children)."""
+        with open(self.data / "postmaster.pid") as f:
+            return int(f.readline())
+
+    def stop(self) -> None:
+        self._run(_postgres_binary("pg_ctl"), "-D", str(self.data), "-m", "fast", "-w", "stop")
+
+    def migrate(self) -> None:
+        done = subprocess.run(
+            [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"],
+            cwd=ROOT, env={**os.environ, "DATABASE_URL": self.url},
+            capture_output=True, text=True, timeout=300,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr[-3000:]
+
+    def destroy(self) -> None:
+        if (self.data / "postmaster.pid").exists():
+            self.stop()
+        shutil.rmtree(self.dir, ignore_errors=True)

@@ -124,6 +124,22 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
             "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
         }
     )
+
+
+def replica_from_env(conn_max_age: int) -> dict | None:
+    """The `replica` alias from DATABASE_REPLICA_URL (empty: none): a read-only way into
+    the same data (a streaming replica), for the reads that may lag (games/replica.py).
+    In tests it is a mirror of the default database, not a database of its own."""
+    url = os.environ.get("DATABASE_REPLICA_URL", "").strip()
+    if not url:
+        return None
+    return {**database_from_env(url, conn_max_age), "TEST": {"MIRROR": "default"}}
+
+
+_replica = replica_from_env(int(os.environ.get("DATABASE_CONN_MAX_AGE", "0")))
+if _replica:
+    DATABASES["replica"] = _replica
+DATABASE_ROUTERS = ["games.replica.ReplicaRouter"]
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # Redis serves the throttles' shared counters and (later) the live streams when

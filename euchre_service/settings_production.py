@@ -19,7 +19,7 @@ import os
 from django.core.exceptions import ImproperlyConfigured
 
 from .settings import *  # noqa: F403
-from .settings import database_from_env, env_bool
+from .settings import database_from_env, env_bool, replica_from_env
 
 _MODULE = "euchre_service.settings_production"
 _DEV_KEY = "dev-only-insecure-key-do-not-use-in-production"
@@ -59,6 +59,9 @@ DATABASES = {
         conn_max_age=int(os.environ.get("DATABASE_CONN_MAX_AGE", "60")),
     )
 }
+_replica = replica_from_env(int(os.environ.get("DATABASE_CONN_MAX_AGE", "60")))
+if _replica:  # DATABASE_REPLICA_URL: reads that may lag go there (games/replica.py)
+    DATABASES["replica"] = _replica
 
 CELERY_BROKER_URL = _required("CELERY_BROKER_URL", "e.g. redis://host:6379/0")
 CELERY_TASK_ALWAYS_EAGER = False

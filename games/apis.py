@@ -4,6 +4,7 @@ import hashlib
 import json
 import re
 from collections.abc import Callable
+from contextlib import nullcontext
 from typing import Any
 
 from django.contrib.auth import get_user_model
@@ -34,6 +35,7 @@ from games import (
     presence,
     quickplay,
     rematch,
+    replica,
     reviews,
     selectors,
     services,
@@ -64,6 +66,9 @@ from games.errors import BadInput, Conflict
 from games.levels import LEVELS
 from games.models import MatchStatus, Opposition, RematchStatus, SeatKind, Visibility
 from games.throttling import ServiceThrottle, WritesThrottle
+
+# A match in these no longer changes.
+ENDED = (MatchStatus.FINISHED, MatchStatus.ABANDONED)
 
 # Visible ASCII, no spaces: a UUID, base64 or hex token all fit.
 IDEMPOTENCY_KEY = re.compile(r"[!-~]{1,128}")
@@ -462,12 +467,16 @@ class MatchListCreateApi(PagedListApi):
         ),
     )
     def get(self, request: Request) -> Response:
-        matches = selectors.matches_for_user(user=request.user, **self.filters(request))
-        return self.page(
-            request,
-            matches,
-            lambda page: [selectors.match_summary(m, _seat_of(m, request.user)) for m in page],
-        )
+        filters = self.filters(request)
+        matches = selectors.matches_for_user(user=request.user, **filters)
+        # Matches that are over no longer change: that list may lag (the replica, if any).
+        reads = replica.lagging_reads if filters.get("status") in ENDED else nullcontext
+        with reads():
+            return self.page(
+                request,
+                matches,
+                lambda page: [selectors.match_summary(m, _seat_of(m, request.user)) for m in page],
+            )
 
     @extend_schema(
         request=MatchListCreateInputSerializer,
@@ -1132,7 +1141,8 @@ class UserMatchesApi(PagedListApi):
                 rules[name] = value == "true"
         user = history.user_for_record(username=username, viewer=request.user)
         rows = history.history(user=user, rules=rules, **data)
-        return self.page(request, rows, history.history_items)
+        with replica.lagging_reads():  # the user on the primary: a new account is found
+            return self.page(request, rows, history.history_items)
 
 
 class FiguresSerializer(serializers.Serializer):
@@ -1196,7 +1206,8 @@ class UserStatsApi(APIView):
     )
     def get(self, request: Request, username: str) -> Response:
         user = history.user_for_record(username=username, viewer=request.user)
-        return Response(history.stats(user=user))
+        with replica.lagging_reads():
+            return Response(history.stats(user=user))
 
 
 class LeaderboardEntrySerializer(serializers.Serializer):
@@ -1237,9 +1248,9 @@ class LeaderboardApi(APIView):
     def get(self, request: Request) -> Response:
         filters = self.LeaderboardFilterSerializer(data=request.query_params)
         filters.is_valid(raise_exception=True)
-        return Response(
-            history.leaderboard(viewer=request.user, limit=filters.validated_data["limit"])
-        )
+        with replica.lagging_reads():
+            board = history.leaderboard(viewer=request.user, limit=filters.validated_data["limit"])
+        return Response(board)
 
 
 class MatchRatingsApi(APIView):
@@ -1272,7 +1283,8 @@ class MatchRatingsApi(APIView):
     )
     def get(self, request: Request, match_id: str) -> Response:
         match, _seat = selectors.match_for_user(match_id=match_id, user=request.user)
-        return Response({"changes": history.match_ratings(match_id=match.pk)})
+        with replica.lagging_reads():
+            return Response({"changes": history.match_ratings(match_id=match.pk)})
 
 
 # ---------------------------------------------------------------- the player's own

@@ -27,7 +27,7 @@ from django.db.models.functions import Mod
 from django.utils import timezone
 
 from games import engine as E
-from games import eventlog, events, fairness, hands, presence
+from games import eventlog, events, fairness, hands, presence, replica
 from games.deal_view import seat_cards
 from games.errors import NotFound
 from games.models import Event, Match, MatchStatus, RematchOffer, RematchStatus, Seat, Visibility
@@ -406,8 +406,12 @@ def events_for_seat(*, match: Match, seat: int | None, after: int = 0) -> list[d
 
 def replay_get(*, match: Match) -> dict[str, Any]:
     """A finished match hand by hand: each deal (deck, salt, commitment, whether they
-    agree, every seat's cards) and the events of the hand in order."""
-    log = hands.log_by_hand(match)
+    agree, every seat's cards) and the events of the hand in order. The log is read from
+    the replica (if any) when it holds the whole of it, else from the primary."""
+    log = replica.read_caught_up(
+        lambda: hands.log_by_hand(match),
+        lambda log: bool(log.events) and log.events[-1].seq >= match.seq,
+    )
     return {
         **match_summary(match),
         "setup": [event_for_seat(e, None, True) for e in log.setup],

@@ -23,6 +23,7 @@ SCRUB = (
     "CELERY_TASK_ALWAYS_EAGER",
     "SECURE_SSL_REDIRECT",
     "DATABASE_CONN_MAX_AGE",
+    "DATABASE_REPLICA_URL",
 )
 
 
@@ -87,6 +88,22 @@ def test_manage_check_deploy_passes_at_warning_level():
     """Everything `check --deploy` runs, the OpenAPI schema generation included."""
     done = run(["manage.py", "check", "--deploy", "--fail-level", "WARNING"], production_env())
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_a_replica_url_adds_the_read_only_alias_and_the_deploy_checks_stay_clean():
+    """DATABASE_REPLICA_URL (games/replica.py): the `replica` alias, a mirror in tests."""
+    database = production_env()["DATABASE_URL"]
+    replica = database + "?options=-c%20default_transaction_read_only%3Don"
+    env = production_env(DATABASE_REPLICA_URL=replica)
+    done = run(["manage.py", "check", "--deploy", "--fail-level", "WARNING"], env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    found = settings_of(env, "DATABASES", "DATABASE_ROUTERS")
+    assert set(found["DATABASES"]) == {"default", "replica"}
+    alias = found["DATABASES"]["replica"]
+    assert alias["OPTIONS"]["options"] == "-c default_transaction_read_only=on"
+    assert alias["TEST"] == {"MIRROR": "default"} and alias["CONN_MAX_AGE"] == 60
+    assert found["DATABASE_ROUTERS"] == ["games.replica.ReplicaRouter"]
+    assert set(settings_of(production_env(), "DATABASES")["DATABASES"]) == {"default"}
 
 
 @pytest.mark.parametrize("value", [None, "", "   "])
