@@ -1,10 +1,24 @@
 """Running a benchmark at tiny sizes, as its smoke test does."""
 
 import os
+import pathlib
+import socket
 import subprocess
 import sys
+from urllib.parse import urlsplit, urlunsplit
 
-from tests.benchmarks.test_stream_benchmark import REPO, sibling_url
+REPO = pathlib.Path(__file__).resolve().parents[2]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def sibling_url(url: str, path: str) -> str:
+    parts = urlsplit(url)
+    return urlunsplit((parts.scheme, parts.netloc, path, "", ""))
 
 
 def run_benchmark(script: str, *args: str, timeout: float = 300) -> str:
@@ -22,9 +36,11 @@ def run_benchmark(script: str, *args: str, timeout: float = 300) -> str:
     return result.stdout
 
 
-def postgres_url(database: str) -> str:
-    """The test run's PostgreSQL server, another database on it."""
+def postgres_url(suffix: str) -> str:
+    """The test run's PostgreSQL server, a database of the benchmark's own named after the
+    run's (so two runs side by side do not share it)."""
     url = os.environ.get("DATABASE_URL", "")
     if not url.startswith("postgres"):
         url = "postgres://postgres@127.0.0.1:5432/euchre"
-    return sibling_url(url, f"/{database}")
+    name = urlsplit(url).path.lstrip("/") or "euchre"
+    return sibling_url(url, f"/{name}_{suffix}")

@@ -6,8 +6,7 @@ import re
 
 import pytest
 
-from tests.benchmarks.support import run_benchmark
-from tests.benchmarks.test_stream_benchmark import free_port
+from tests.benchmarks.support import free_port, run_benchmark
 
 TINY = "--matches 1 --think 0 --busy 1 --busy-seconds 1 --levels medium"
 

@@ -13,7 +13,7 @@ TINY = "--partitions 8 --matches 1 --background 20 --ops 20 --rounds 1"
 
 @pytest.mark.slow
 def test_the_partitioned_event_table_plays_matches_and_reads_one_partition_a_match():
-    database = ("--database-url", postgres_url("euchre_bench_scale_smoke"))
+    database = ("--database-url", postgres_url("partitioning_smoke"))
     out = run_benchmark("partitioning.py", *TINY.split(), *database)
     for layout in ("plain", "part "):
         assert re.search(rf"{layout}: played 1 matches through the service, \d+ action POSTs", out)

@@ -1,53 +1,24 @@
 """benchmarks/stream.py keeps working, at tiny sizes (its figures are for people, not asserted)."""
 
 import os
-import pathlib
 import re
-import socket
-import subprocess
-import sys
-from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 
-REPO = pathlib.Path(__file__).resolve().parents[2]
+from tests.benchmarks.support import free_port, postgres_url, run_benchmark
+
 TINY = "--max-clients 20 --matches 5 --keepalive 1 --probes 1 --actions 10 --stream-clients 20"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def sibling_url(url: str, path: str) -> str:
-    parts = urlsplit(url)
-    return urlunsplit((parts.scheme, parts.netloc, path, "", ""))
 
 
 @pytest.mark.slow
 def test_the_stream_benchmark_runs_and_prints_its_figures():
-    database = os.environ.get("DATABASE_URL", "")
-    if not database.startswith("postgres"):
-        database = "postgres://postgres@127.0.0.1:5432/euchre"
-    name = urlsplit(database).path.lstrip("/") or "euchre"
-    redis = os.environ.get("REDIS_URL") or "redis://127.0.0.1:6379/0"
-    result = subprocess.run(
-        [
-            sys.executable,
-            "benchmarks/stream.py",
-            *TINY.split(),
-            *("--port", str(free_port())),
-            *("--database-url", sibling_url(database, f"/{name}_stream_smoke")),
-            *("--redis-url", sibling_url(redis, "")),
-        ],
-        capture_output=True,
-        text=True,
-        cwd=REPO,
+    out = run_benchmark(
+        "stream.py",
+        *TINY.split(),
+        *("--port", str(free_port())),
+        *("--database-url", postgres_url("stream_smoke")),
         timeout=120,
     )
-    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    out = result.stdout
     assert re.search(r"^\s+20\s+0\s+\d+\.\d", out, re.MULTILINE), out  # the step: 20, none failed
     for words in (
         f"{os.cpu_count()} cores, Python ",
@@ -64,29 +35,15 @@ def test_the_stream_benchmark_runs_and_prints_its_figures():
 
 @pytest.mark.slow
 def test_the_stream_benchmark_with_api_load_runs_both_loads_and_prints_the_goal():
-    database = os.environ.get("DATABASE_URL", "")
-    if not database.startswith("postgres"):
-        database = "postgres://postgres@127.0.0.1:5432/euchre"
-    name = urlsplit(database).path.lstrip("/") or "euchre"
-    redis = os.environ.get("REDIS_URL") or "redis://127.0.0.1:6379/0"
-    result = subprocess.run(
-        [
-            sys.executable,
-            "benchmarks/stream.py",
-            "--with-api-load",
-            *"--actions 10 --stream-clients 10 --api-clients 4 --capacity-seconds 2".split(),
-            *("--port", str(free_port()), "--stream-port", str(free_port())),
-            *("--workers", "1", "--threads", "4"),
-            *("--database-url", sibling_url(database, f"/{name}_stream_load_smoke")),
-            *("--redis-url", sibling_url(redis, "")),
-        ],
-        capture_output=True,
-        text=True,
-        cwd=REPO,
+    out = run_benchmark(
+        "stream.py",
+        "--with-api-load",
+        *"--actions 10 --stream-clients 10 --api-clients 4 --capacity-seconds 2".split(),
+        *("--port", str(free_port()), "--stream-port", str(free_port())),
+        *("--workers", "1", "--threads", "4"),
+        *("--database-url", postgres_url("stream_load_smoke")),
         timeout=180,
     )
-    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    out = result.stdout
     for words in (
         "REST: gunicorn gthread 1 x 4",
         "1. API capacity: 4 clients flat out",
