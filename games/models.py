@@ -215,6 +215,50 @@ class Event(models.Model):
         raise TypeError("Events are never deleted: the log is append-only.")
 
 
+class EventArchiveQuerySet(models.QuerySet):
+    def update(self, **kwargs):
+        raise TypeError("Event archives are never updated: the log is append-only.")
+
+    def delete(self):
+        raise TypeError("Event archives are never deleted: the log is append-only.")
+
+
+class EventArchive(models.Model):
+    """A match's whole log, moved here in one row some time after the match ended
+    (games.archive): every field of every event, compressed, in place of its Event rows
+    (about 150 bytes of row header, ids and index entries each, before the payload).
+    Read through games.eventlog.events_of like the rows it replaces; a database trigger
+    refuses to change or remove it, and lets an Event row go only once an archive of
+    its match covers its seq."""
+
+    match = models.OneToOneField(
+        Match, on_delete=models.PROTECT, primary_key=True, related_name="event_archive"
+    )
+    # zlib of the canonical JSON (games.archive.canonical): [id, seq, type, seat, payload,
+    # created_at] per event, in seq order.
+    data = models.BinaryField()
+    count = models.PositiveIntegerField()
+    last_seq = models.PositiveIntegerField()
+    # The events' global ids (the feed's cursors, games.feed): the first and the last.
+    first_event_id = models.BigIntegerField()
+    last_event_id = models.BigIntegerField(db_index=True)
+    sha256 = models.CharField(max_length=64, help_text="Of the canonical JSON, uncompressed.")
+    archived_at = models.DateTimeField(auto_now_add=True)
+
+    objects = EventArchiveQuerySet.as_manager()
+
+    def __str__(self) -> str:
+        return f"the log of {self.match_id}: {self.count} events, archived"
+
+    def save(self, *args, **kwargs):
+        if not self._state.adding:
+            raise TypeError("Event archives are never updated: the log is append-only.")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        raise TypeError("Event archives are never deleted: the log is append-only.")
+
+
 class IdempotentResponse(models.Model):
     """What it takes to give again the response first given to a request that carried an
     Idempotency-Key: its status, the match's seq after the action and the acting seat
