@@ -17,6 +17,9 @@ commit's existing publish (games/live.py, after commit) wakes the feeds followin
 Creating or joining a match publishes once more, on the user's channel, so that their feed
 follows the new match at once.
 
+The log of a match ended an hour ago is archived (games.archive), its events keeping their
+ids: a resume reads the user's archived matches past the cursor too (_with_archived).
+
 The SSE id is an opaque, increasing position: 2 x the event's global id (+1 for a
 `your_turn`, which follows the event that made it your turn). Resuming with Last-Event-ID
 reads the items after it from the log (events of your matches, then your turn now where it

@@ -47,6 +47,13 @@ POSTGRES_BACK = [
     """,
 ]
 SQLITE = [
+    # 0013 rebuilt games_event on SQLite (a changed index), which drops its triggers: both
+    # are made again here.
+    "DROP TRIGGER IF EXISTS games_event_no_update",
+    """
+    CREATE TRIGGER games_event_no_update BEFORE UPDATE ON games_event
+    BEGIN SELECT RAISE(ABORT, 'games_event is append-only: UPDATE refused'); END;
+    """,
     "DROP TRIGGER IF EXISTS games_event_no_delete",
     """
     CREATE TRIGGER games_event_no_delete BEFORE DELETE ON games_event

@@ -5,8 +5,13 @@ to change or lose an event, and the archiver is safe to run twice or twice at on
 import asyncio
 import io
 import json
+import os
+import sqlite3
+import subprocess
+import sys
 import threading
 import zlib
+from pathlib import Path
 
 import pytest
 from django.core.management import call_command
@@ -24,6 +29,7 @@ from tests.games import helpers
 from tests.games.test_commands import play_to_the_end
 from tests.games.test_records import _four_again, _snapshot, four_people, play_all, quick
 
+ROOT = Path(__file__).resolve().parents[2]
 FIELDS = ("id", "match_id", "seq", "type", "seat", "payload", "created_at")
 
 
@@ -392,3 +398,33 @@ def test_the_feed_resumes_across_an_archived_match_with_the_same_items(settings)
 
     assert asyncio.run(feed._backlog(user, cursor)) == before
     assert asyncio.run(feed._backlog(user, None)) == now  # its position never goes back
+
+
+def test_the_embedded_databases_triggers_keep_the_same_promise(tmp_path):
+    """SQLite (the embedded default) after every migration: an event is never changed, and
+    deleted only under an archive row of its match; an archive is never changed."""
+    path = tmp_path / "embedded.sqlite3"
+    env = {**os.environ, "DATABASE_URL": f"sqlite:///{path}"}
+    subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], env=env, check=True, cwd=ROOT)
+    db = sqlite3.connect(path)
+    db.execute(
+        "INSERT INTO games_event (match_id, seq, type, seat, payload, created_at)"
+        " VALUES ('m', 1, 'bid', 0, '{}', '2026-01-01'), ('m', 2, 'bid', 0, '{}', '2026-01-01')"
+    )
+
+    def refused(sql: str) -> None:
+        with pytest.raises(sqlite3.DatabaseError, match="append-only"):
+            db.execute(sql)
+
+    refused("UPDATE games_event SET seat = 1")
+    refused("DELETE FROM games_event")
+    db.execute(
+        "INSERT INTO games_eventarchive (match_id, data, count, last_seq, first_event_id,"
+        " last_event_id, sha256, archived_at) VALUES ('m', x'', 1, 1, 1, 1, '', '2026-01-01')"
+    )
+    refused("DELETE FROM games_event WHERE seq = 2")
+    refused("UPDATE games_event SET seat = 1 WHERE seq = 1")
+    db.execute("DELETE FROM games_event WHERE seq = 1")
+    refused("UPDATE games_eventarchive SET count = 2")
+    refused("DELETE FROM games_eventarchive")
+    assert db.execute("SELECT seq FROM games_event").fetchall() == [(2,)]
