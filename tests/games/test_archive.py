@@ -19,7 +19,7 @@ from django.db import DatabaseError, connection, connections, transaction
 from django.test import AsyncClient
 
 from bots.services import review_build
-from games import archive, eventlog, feed, hands, log_check, projections, selectors
+from games import archive, eventlog, feed, hands, later, log_check, projections, selectors
 from games import engine as E
 from games.admin import hand_record
 from games.models import Event, EventArchive, Hand, Match, MatchStatus
@@ -428,3 +428,14 @@ def test_the_embedded_databases_triggers_keep_the_same_promise(tmp_path):
     refused("UPDATE games_eventarchive SET count = 2")
     refused("DELETE FROM games_eventarchive")
     assert db.execute("SELECT seq FROM games_event").fetchall() == [(2,)]
+
+
+def test_beat_sends_the_archiver_to_the_review_queue(settings):
+    """Background work nobody waits for: never in a computer turn's queue."""
+    from euchre_service.celery import app
+
+    entry = app.conf.beat_schedule["archive-events"]
+    assert entry["task"] == later.ARCHIVE_EVENTS
+    assert entry["options"]["queue"] == settings.CELERY_REVIEW_QUEUE
+    assert later.queue_of(later.ARCHIVE_EVENTS) == settings.CELERY_REVIEW_QUEUE
+    assert app.tasks[later.ARCHIVE_EVENTS].run is archive_events
