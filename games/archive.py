@@ -95,7 +95,7 @@ def archive_match(match_id: Any) -> bool:
             last_event_id=max(e.id for e in events),
             sha256=hashlib.sha256(raw).hexdigest(),
         )
-        # The ORM refuses to delete events (models.EventQuerySet); the database lets these
+        # The ORM refuses to delete events (models.AppendOnlyQuerySet); the database lets these
         # go because the archive row above covers them.
         with connection.cursor() as cursor:
             cursor.execute(f"DELETE FROM {Event._meta.db_table} WHERE match_id = %s", [match_id])

@@ -172,15 +172,34 @@ class Hand(models.Model):
         return f"hand {self.number} of {self.match_id}"
 
 
-class EventQuerySet(models.QuerySet):
+class AppendOnlyQuerySet(models.QuerySet):
     def update(self, **kwargs):
-        raise TypeError("Events are never updated: the log is append-only.")
+        raise TypeError(f"{self.model.KIND} are never updated: the log is append-only.")
 
     def delete(self):
-        raise TypeError("Events are never deleted: the log is append-only.")
+        raise TypeError(f"{self.model.KIND} are never deleted: the log is append-only.")
 
 
-class Event(models.Model):
+class AppendOnly(models.Model):
+    """The log's rows (events, archives): never updated nor deleted through the ORM (and
+    the database's triggers refuse it: migrations 0002, 0015)."""
+
+    KIND = "Rows"
+    objects = AppendOnlyQuerySet.as_manager()
+
+    class Meta:
+        abstract = True
+
+    def save(self, *args, **kwargs):
+        if not self._state.adding:
+            raise TypeError(f"{self.KIND} are never updated: the log is append-only.")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        raise TypeError(f"{self.KIND} are never deleted: the log is append-only.")
+
+
+class Event(AppendOnly):
     """One entry of a match's append-only log. Written only by games.eventlog."""
 
     # No index of its own: the unique (match, seq) index leads with the match and serves
@@ -194,7 +213,7 @@ class Event(models.Model):
     payload = models.JSONField(default=dict)
     created_at = models.DateTimeField(auto_now_add=True)
 
-    objects = EventQuerySet.as_manager()
+    KIND = "Events"
 
     class Meta:
         ordering = ["match", "seq"]
@@ -206,24 +225,8 @@ class Event(models.Model):
     def __str__(self) -> str:
         return f"#{self.seq} {self.type}"
 
-    def save(self, *args, **kwargs):
-        if not self._state.adding:
-            raise TypeError("Events are never updated: the log is append-only.")
-        super().save(*args, **kwargs)
 
-    def delete(self, *args, **kwargs):
-        raise TypeError("Events are never deleted: the log is append-only.")
-
-
-class EventArchiveQuerySet(models.QuerySet):
-    def update(self, **kwargs):
-        raise TypeError("Event archives are never updated: the log is append-only.")
-
-    def delete(self):
-        raise TypeError("Event archives are never deleted: the log is append-only.")
-
-
-class EventArchive(models.Model):
+class EventArchive(AppendOnly):
     """A match's whole log, moved here in one row some time after the match ended
     (games.archive): every field of every event, compressed, in place of its Event rows
     (about 150 bytes of row header, ids and index entries each, before the payload).
@@ -245,18 +248,10 @@ class EventArchive(models.Model):
     sha256 = models.CharField(max_length=64, help_text="Of the canonical JSON, uncompressed.")
     archived_at = models.DateTimeField(auto_now_add=True)
 
-    objects = EventArchiveQuerySet.as_manager()
+    KIND = "Event archives"
 
     def __str__(self) -> str:
         return f"the log of {self.match_id}: {self.count} events, archived"
-
-    def save(self, *args, **kwargs):
-        if not self._state.adding:
-            raise TypeError("Event archives are never updated: the log is append-only.")
-        super().save(*args, **kwargs)
-
-    def delete(self, *args, **kwargs):
-        raise TypeError("Event archives are never deleted: the log is append-only.")
 
 
 class IdempotentResponse(models.Model):
