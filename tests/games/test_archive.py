@@ -154,12 +154,19 @@ def test_the_database_refuses_to_change_or_delete_an_archive(finished, archive_n
     match = str(finished.pk)
     refused("UPDATE games_eventarchive SET count = 1 WHERE match_id = %s", [match])
     refused("DELETE FROM games_eventarchive WHERE match_id = %s", [match])
+
+
+def test_the_orm_refuses_to_change_or_delete_an_event_or_an_archive(alice, finished, archive_now):
+    _user, client = alice
+    playing = helpers.create_match(client)["id"]
+    archive_events()
+    event = Event.objects.filter(match_id=playing).first()
     stored = EventArchive.objects.get(match=finished)
-    for attempt in (stored.save, stored.delete, EventArchive.objects.all().delete):
-        with pytest.raises(TypeError):
-            attempt()
-    with pytest.raises(TypeError):
-        EventArchive.objects.update(count=1)
+    for row in (event, stored):
+        rows = type(row).objects.all()
+        for attempt in (row.save, row.delete, rows.delete, rows.update):
+            with pytest.raises(TypeError, match="append-only"):
+                attempt()
 
 
 # ---------------------------------------------------------------- every reader, the same answers
