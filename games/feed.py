@@ -140,9 +140,17 @@ def _start(request: HttpRequest, cursor: int | None) -> Any:
             .values_list("created_at", flat=True)
             .first()
         )
-        if first is not None and first < horizon:
+        if (first is not None and first < horizon) or _archived_before(cursor // 2, horizon):
             raise _expired()
     return user
+
+
+def _archived_before(after_id: int, horizon: Any) -> bool:
+    """An archived match (games.archive) whose events run past the cursor and which ended
+    before the horizon: the events right after the cursor are older still (ids follow
+    time), though their rows are gone."""
+    archives = EventArchive.objects.filter(last_event_id__gt=after_id)
+    return archives.filter(match__finished_at__lt=horizon).exists()
 
 
 @live.in_pool

@@ -11,12 +11,14 @@ import subprocess
 import sys
 import threading
 import zlib
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
 from django.core.management import call_command
 from django.db import DatabaseError, connection, connections, transaction
-from django.test import AsyncClient
+from django.test import AsyncClient, RequestFactory
+from django.utils import timezone
 
 from bots.services import review_build
 from games import archive, eventlog, feed, hands, later, log_check, projections, selectors
@@ -446,3 +448,25 @@ def test_beat_sends_the_archiver_to_the_review_queue(settings):
     assert entry["options"]["queue"] == settings.CELERY_REVIEW_QUEUE
     assert later.queue_of(later.ARCHIVE_EVENTS) == settings.CELERY_REVIEW_QUEUE
     assert app.tasks[later.ARCHIVE_EVENTS].run is archive_events
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_cursor_whose_next_events_were_archived_long_ago_is_told_to_resync(settings):
+    """The feed's retention (FEED_RETENTION_SECONDS) counts archived events too: the rows
+    after the cursor are gone, and a newer match's rows must not make it look fresh."""
+    settings.EVENT_ARCHIVE_AFTER_MINUTES = 0
+    user, client = make_player("alice")
+    old = play_to_the_end(user, seed=3, options={"target_score": 1})
+    cursor = 2 * Event.objects.filter(match=old).order_by("id")[3].id
+    archive.archive_match(old.pk)
+    helpers.create_match(client)  # events of now, after the cursor
+    request = RequestFactory().get(
+        "/", HTTP_AUTHORIZATION=client._credentials["HTTP_AUTHORIZATION"]
+    )
+
+    assert asyncio.run(feed._start(request, cursor)) == user  # ended a moment ago: kept
+    long_ago = timezone.now() - timedelta(seconds=settings.FEED_RETENTION_SECONDS + 60)
+    Match.objects.filter(pk=old.pk).update(finished_at=long_ago)
+    with pytest.raises(feed.Gone) as expired:
+        asyncio.run(feed._start(request, cursor))
+    assert expired.value.code == "feed_cursor_expired"
