@@ -63,7 +63,7 @@ def archive_due(limit: int | None = None) -> int:
     limit = settings.EVENT_ARCHIVE_BATCH if limit is None else limit
     cutoff = timezone.now() - timedelta(minutes=settings.EVENT_ARCHIVE_AFTER_MINUTES)
     due = (
-        Match.objects.filter(status__in=ENDED, finished_at__lt=cutoff, event_archive=None)
+        Match.objects.filter(status__in=ENDED, log_archived=False, finished_at__lt=cutoff)
         .order_by("finished_at")
         .values_list("pk", flat=True)[:limit]
     )
@@ -99,4 +99,5 @@ def archive_match(match_id: Any) -> bool:
         # go because the archive row above covers them.
         with connection.cursor() as cursor:
             cursor.execute(f"DELETE FROM {Event._meta.db_table} WHERE match_id = %s", [match_id])
+        Match.objects.filter(pk=match_id).update(log_archived=True)
     return True

@@ -75,6 +75,10 @@ class Match(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    # Its log has moved into its EventArchive (games.archive, in the same transaction): the
+    # partial index below finds the ended matches still to archive without a scan of
+    # every match ever played.
+    log_archived = models.BooleanField(default=False)
 
     class Meta:
         ordering = ["-created_at"]
@@ -89,6 +93,11 @@ class Match(models.Model):
             ),
             models.Index(fields=["awaiting_computer", "updated_at"]),
             models.Index(fields=["turn_deadline"], name="match_turn_deadline"),
+            models.Index(
+                fields=["finished_at"],
+                condition=models.Q(status__in=["finished", "abandoned"], log_archived=False),
+                name="match_log_to_archive",
+            ),
         ]
         constraints = [
             models.CheckConstraint(

@@ -111,6 +111,19 @@ class Migration(migrations.Migration):
                 ('archived_at', models.DateTimeField(auto_now_add=True)),
             ],
         ),
+        migrations.AddField(
+            model_name="match",
+            name="log_archived",
+            field=models.BooleanField(default=False),
+        ),
+        migrations.AddIndex(
+            model_name="match",
+            index=models.Index(
+                condition=models.Q(("log_archived", False), ("status__in", ["finished", "abandoned"])),
+                fields=["finished_at"],
+                name="match_log_to_archive",
+            ),
+        ),
         migrations.RunPython(
             _run({"postgresql": POSTGRES, "sqlite": SQLITE}),
             _run({"postgresql": POSTGRES_BACK, "sqlite": SQLITE_BACK}),
