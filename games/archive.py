@@ -86,7 +86,7 @@ def archive_match(match_id: Any) -> bool:
             log.error("match %s: its log does not end at seq %s: not archived", match_id, match.seq)
             return False
         raw = canonical(events)
-        EventArchive.objects.create(
+        stored = EventArchive.objects.create(
             match_id=match_id,
             data=zlib.compress(raw, 9),
             count=len(events),
@@ -95,6 +95,8 @@ def archive_match(match_id: Any) -> bool:
             last_event_id=max(e.id for e in events),
             sha256=hashlib.sha256(raw).hexdigest(),
         )
+        if canonical(decode(stored)) != raw:  # what is read back is what is deleted
+            raise ArchiveCorrupt(f"the archive of match {match_id} does not read back")
         # The ORM refuses to delete events (models.AppendOnlyQuerySet); the database lets these
         # go because the archive row above covers them.
         with connection.cursor() as cursor:
