@@ -17,7 +17,7 @@ from games import engine as E
 from games import eventlog, reviews
 from games import events as V
 from games.errors import Conflict
-from games.models import Event, Hint, HintStatus, Match, MatchStatus, SeatKind
+from games.models import Hint, HintStatus, Match, MatchStatus, SeatKind
 from games.services import action_submit, match_abandon
 from games.turns import plays_for_computer
 
@@ -166,7 +166,7 @@ def review_build(*, match_id: Any, force: bool = False) -> bool:
         return False
     started = time.perf_counter()
     try:
-        events = list(Event.objects.filter(match=match).order_by("seq"))
+        events = eventlog.events_of(match)
         people, decisions = people_and_decisions(events)
         body = review_match(decisions, people, review_budget(), match_seed=str(match.pk))
     except Exception as exc:

@@ -379,6 +379,17 @@ CELERY_TASK_DEFAULT_QUEUE = os.environ.get("CELERY_TASK_DEFAULT_QUEUE", "celery"
 # Match reviews (games.later.BACKGROUND_TASKS) go to a queue of their own, consumed by a
 # worker of its own (docker-compose's review-worker), so they never delay a computer turn.
 CELERY_REVIEW_QUEUE = os.environ.get("CELERY_REVIEW_QUEUE", "review")
+# A finished (or abandoned) match's log moves into one compressed archive row this long
+# after it ended (games/archive.py), by beat's games.tasks.archive_events every
+# EVENT_ARCHIVE_EVERY seconds, at most EVENT_ARCHIVE_BATCH matches a run, on the review
+# queue (background work nobody waits for).
+EVENT_ARCHIVE_AFTER_MINUTES = float(os.environ.get("EVENT_ARCHIVE_AFTER_MINUTES", "60"))
+EVENT_ARCHIVE_BATCH = int(os.environ.get("EVENT_ARCHIVE_BATCH", "500"))
+CELERY_BEAT_SCHEDULE["archive-events"] = {
+    "task": "games.tasks.archive_events",
+    "schedule": float(os.environ.get("EVENT_ARCHIVE_EVERY", "300")),
+    "options": {"queue": CELERY_REVIEW_QUEUE},
+}
 CELERY_TASK_SERIALIZER = "json"
 CELERY_RESULT_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]

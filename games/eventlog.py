@@ -24,8 +24,9 @@ from psycopg.types.json import Jsonb
 from games import engine as E
 from games import events as V
 from games import fairness
+from games.archive import decode
 from games.events import NewEvent
-from games.models import Event, Match
+from games.models import Event, EventArchive, Match
 
 
 class LogError(Exception):
@@ -81,6 +82,47 @@ def append(match: Match, new_events: list[NewEvent]) -> list[Event]:
 _INSERT_EVENTS = (
     f"INSERT INTO {Event._meta.db_table} (match_id, seq, type, seat, payload, created_at) VALUES "
 )
+
+
+# ---------------------------------------------------------------- the one reader
+
+
+def events_of(match: Match | Any, after: int = 0, upto: int | None = None) -> list[Event]:
+    """A match's events (a Match or its id) with `after` < seq <= `upto`, in seq order:
+    its rows, or, once its log is archived (games.archive), the same Event objects (the
+    same ids) from its archive. Every reader of a match's log reads it here.
+
+    Race-free against the archiver under READ COMMITTED: the archive row is inserted and
+    the rows deleted in one transaction, so the one SELECT of the rows sees all of them or
+    none; only when it sees none is the archive read, which is committed by then."""
+    match_id = getattr(match, "pk", match)
+    if upto is not None and upto <= after:
+        return []
+    rows = Event.objects.filter(match_id=match_id, seq__gt=after)
+    if upto is not None:
+        rows = rows.filter(seq__lte=upto)
+    events = list(rows.order_by("seq"))
+    if events:
+        return events
+    archive = EventArchive.objects.filter(match_id=match_id).first()
+    if archive is None:
+        return []
+    return [e for e in decode(archive) if e.seq > after and (upto is None or e.seq <= upto)]
+
+
+def finish_order() -> list[Any]:
+    """The ids of the finished matches in the order their match_finished events were
+    logged (created_at, then match id), archived logs included: the one scan of the log
+    across matches (games.records.rebuild_all). The rows first, then the archives (a
+    match archived in between is in both, and counted once)."""
+    finished = dict(
+        Event.objects.filter(type=V.MATCH_FINISHED).values_list("match_id", "created_at")
+    )
+    for archive in EventArchive.objects.iterator(chunk_size=100):
+        for event in decode(archive):
+            if event.type == V.MATCH_FINISHED:
+                finished[event.match_id] = event.created_at
+    return sorted(finished, key=lambda match_id: (finished[match_id], str(match_id)))
 
 
 # ---------------------------------------------------------------- the fold
@@ -309,8 +351,7 @@ def load(match: Match, upto: int | None = None) -> Folded:
         replayer.state, replayer.index = state.clone(), seq
     if seq < upto:
         # Only up to match.seq: events committed after the row was read belong to a later view.
-        events = Event.objects.filter(match=match, seq__gt=seq, seq__lte=upto)
-        for event in events.order_by("seq"):
+        for event in events_of(match, after=seq, upto=upto):
             replayer.feed(event.type, event.seat, event.payload)
     return Folded(replayer.state, replayer.commitment)
 

@@ -17,6 +17,9 @@ commit's existing publish (games/live.py, after commit) wakes the feeds followin
 Creating or joining a match publishes once more, on the user's channel, so that their feed
 follows the new match at once.
 
+The log of a match ended an hour ago is archived (games.archive), its events keeping their
+ids: a resume reads the user's archived matches past the cursor too (_with_archived).
+
 The SSE id is an opaque, increasing position: 2 x the event's global id (+1 for a
 `your_turn`, which follows the event that made it your turn). Resuming with Last-Event-ID
 reads the items after it from the log (events of your matches, then your turn now where it
@@ -46,11 +49,11 @@ from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.utils import timezone
 from django.views.decorators.csrf import csrf_exempt
 
+from games import eventlog, live
 from games import events as V
-from games import live
 from games.api_errors import is_database_unavailable
 from games.errors import BadInput, ServiceError
-from games.models import Event, Match, MatchStatus, Seat
+from games.models import Event, EventArchive, Match, MatchStatus, Seat
 from games.streams import _error, authenticated_user
 
 log = logging.getLogger(__name__)
@@ -137,9 +140,17 @@ def _start(request: HttpRequest, cursor: int | None) -> Any:
             .values_list("created_at", flat=True)
             .first()
         )
-        if first is not None and first < horizon:
+        if (first is not None and first < horizon) or _archived_before(cursor // 2, horizon):
             raise _expired()
     return user
+
+
+def _archived_before(after_id: int, horizon: Any) -> bool:
+    """An archived match (games.archive) whose events run past the cursor and which ended
+    before the horizon: the events right after the cursor are older still (ids follow
+    time), though their rows are gone."""
+    archives = EventArchive.objects.filter(last_event_id__gt=after_id)
+    return archives.filter(match__finished_at__lt=horizon).exists()
 
 
 @live.in_pool
@@ -168,7 +179,13 @@ def _backlog(user: Any, cursor: int | None) -> list[tuple[int, dict[str, Any]]]:
     items: list[tuple[int, dict[str, Any]]] = []
     now = None
     if cursor is None:
-        now = Event.objects.order_by("-id").values_list("id", flat=True).first() or 0
+        now = max(
+            Event.objects.order_by("-id").values_list("id", flat=True).first() or 0,
+            EventArchive.objects.order_by("-last_event_id")
+            .values_list("last_event_id", flat=True)
+            .first()
+            or 0,
+        )
     if cursor is not None:
         events = (
             Event.objects.filter(
@@ -177,7 +194,7 @@ def _backlog(user: Any, cursor: int | None) -> list[tuple[int, dict[str, Any]]]:
             .annotate(my_seat=F("match__seats__index"))
             .order_by("id")[: BACKLOG_LIMIT + 1]
         )
-        events = list(events)
+        events = _with_archived(list(events), user, cursor // 2)
         if len(events) > BACKLOG_LIMIT:
             raise _expired()
         items += [(position(e.id), event_item(e, e.my_seat)) for e in events]
@@ -197,6 +214,23 @@ def _backlog(user: Any, cursor: int | None) -> list[tuple[int, dict[str, Any]]]:
         if cursor is None or pos > cursor:
             items.append((pos, turn_item(match_id, seq, seat, deadline)))
     return sorted(items, key=lambda pair: pair[0])
+
+
+def _with_archived(events: list[Event], user: Any, after_id: int) -> list[Event]:
+    """`events` (the rows read) and the feed's events after `after_id` of the user's
+    matches whose logs were archived (games.archive) since: the same items, by the same
+    ids. Read after the rows, so a match archived in between is read twice, kept once."""
+    seats = Seat.objects.filter(user=user, match__event_archive__last_event_id__gt=after_id)
+    seats = list(seats.values_list("match_id", "index")[: BACKLOG_LIMIT + 1])
+    if len(seats) > BACKLOG_LIMIT:
+        raise _expired()
+    seen = {e.id for e in events}
+    for match_id, index in seats:
+        for event in eventlog.events_of(match_id):
+            if event.id > after_id and event.type in FEED_EVENT_TYPES and event.id not in seen:
+                event.my_seat = index
+                events.append(event)
+    return sorted(events, key=lambda e: e.id)
 
 
 @live.in_pool
@@ -241,9 +275,7 @@ async def me_stream(request: HttpRequest) -> HttpResponse:
             ),
             503,
         )
-    response = StreamingHttpResponse(
-        _feed(user, cursor), content_type="text/event-stream"
-    )
+    response = StreamingHttpResponse(_feed(user, cursor), content_type="text/event-stream")
     response["Cache-Control"] = "no-cache"
     response["X-Accel-Buffering"] = "no"
     return response
@@ -347,9 +379,7 @@ async def _news(entry: _Followed) -> list[tuple[int, dict[str, Any]]]:
     feed's types, then `your_turn` if the newest event made it yours."""
     events = await entry.watch.events_after(entry.seq)
     out = [
-        (position(e.id), event_item(e, entry.seat))
-        for e in events
-        if e.type in FEED_EVENT_TYPES
+        (position(e.id), event_item(e, entry.seat)) for e in events if e.type in FEED_EVENT_TYPES
     ]
     if events:
         entry.seq = events[-1].seq
@@ -366,8 +396,9 @@ async def _news(entry: _Followed) -> list[tuple[int, dict[str, Any]]]:
         out.append(
             (
                 position(events[-1].id, turn=True),
-                turn_item(entry.watch.match_id, summary["seq"], entry.seat,
-                          summary.get("turn_deadline")),
+                turn_item(
+                    entry.watch.match_id, summary["seq"], entry.seat, summary.get("turn_deadline")
+                ),
             )
         )
     return out

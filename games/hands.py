@@ -10,7 +10,7 @@ from typing import Any
 
 from games import engine as E
 from games import events as V
-from games.eventlog import LogError, Replayer
+from games.eventlog import LogError, Replayer, events_of
 from games.models import Event, Match
 
 
@@ -55,7 +55,7 @@ def cut(events: list[Event]) -> LogByHand:
 
 
 def log_by_hand(match: Match) -> LogByHand:
-    return cut(list(Event.objects.filter(match=match).order_by("seq")))
+    return cut(events_of(match))
 
 
 @dataclass(frozen=True)

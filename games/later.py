@@ -39,6 +39,7 @@ TIME_OUT_TURN = "games.tasks.time_out_turn"  # (match_id,)
 SWEEP_WAITING_MATCHES = "games.tasks.sweep_waiting_matches"  # (), sent by celery beat
 START_QUICKPLAY = "games.tasks.start_quickplay"  # (match_id,), when its wait is over
 PRUNE = "games.tasks.prune"  # (), sent by celery beat
+ARCHIVE_EVENTS = "games.tasks.archive_events"  # (), sent by celery beat (review queue)
 REVIEW_MATCH = "bots.tasks.review_match"  # (match_id,), on the review queue
 TASK_NAMES = (
     PLAY_COMPUTER_TURN,
@@ -48,12 +49,13 @@ TASK_NAMES = (
     START_QUICKPLAY,
     REVIEW_MATCH,
     PRUNE,
+    ARCHIVE_EVENTS,
 )
 # Tasks that go to the review queue (settings.CELERY_REVIEW_QUEUE), not the default one:
 # work that may take seconds and that nobody at a table waits for. A worker of its own
 # consumes that queue (docker-compose's review-worker, at a lower CPU priority), so a
 # review never holds a worker or a queue place that a computer turn needs.
-BACKGROUND_TASKS = (REVIEW_MATCH,)
+BACKGROUND_TASKS = (REVIEW_MATCH, ARCHIVE_EVENTS)
 
 log = logging.getLogger(__name__)
 _local = threading.local()

@@ -28,6 +28,7 @@ from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.db import close_old_connections, transaction
 
+from games import eventlog
 from games.models import Event, Match, MatchStatus
 from games.outage import Outage
 
@@ -235,10 +236,8 @@ def _read_events(match_id: str, after: int) -> tuple[list[Event], dict[str, Any]
     """The match row, then its events up to the row's seq: the two agree (a later event
     is read next time; its commit's message says so)."""
     summary = Match.objects.filter(pk=match_id).values(*SUMMARY_FIELDS).first() or {}
-    events = Event.objects.filter(match_id=match_id, seq__gt=after)
-    if summary:
-        events = events.filter(seq__lte=summary["seq"])
-    return list(events.order_by("seq")), summary
+    upto = summary["seq"] if summary else None
+    return eventlog.events_of(match_id, after=after, upto=upto), summary
 
 
 class Seating:

@@ -25,6 +25,7 @@ from typing import Any
 from django.utils import timezone
 
 from games import engine as E
+from games import eventlog
 from games import events as V
 from games.eventlog import LogError, Replayer
 from games.models import Event, Match
@@ -35,7 +36,7 @@ VERSION = 1
 
 
 def export_match_log(match: Match) -> dict[str, Any]:
-    events = Event.objects.filter(match=match).order_by("seq")
+    events = eventlog.events_of(match)
     return {
         "format": FORMAT,
         "version": VERSION,

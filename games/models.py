@@ -75,6 +75,10 @@ class Match(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    # Its log has moved into its EventArchive (games.archive, in the same transaction): the
+    # partial index below finds the ended matches still to archive without a scan of
+    # every match ever played.
+    log_archived = models.BooleanField(default=False)
 
     class Meta:
         ordering = ["-created_at"]
@@ -89,6 +93,11 @@ class Match(models.Model):
             ),
             models.Index(fields=["awaiting_computer", "updated_at"]),
             models.Index(fields=["turn_deadline"], name="match_turn_deadline"),
+            models.Index(
+                fields=["finished_at"],
+                condition=models.Q(status__in=["finished", "abandoned"], log_archived=False),
+                name="match_log_to_archive",
+            ),
         ]
         constraints = [
             models.CheckConstraint(
@@ -172,15 +181,34 @@ class Hand(models.Model):
         return f"hand {self.number} of {self.match_id}"
 
 
-class EventQuerySet(models.QuerySet):
+class AppendOnlyQuerySet(models.QuerySet):
     def update(self, **kwargs):
-        raise TypeError("Events are never updated: the log is append-only.")
+        raise TypeError(f"{self.model.KIND} are never updated: the log is append-only.")
 
     def delete(self):
-        raise TypeError("Events are never deleted: the log is append-only.")
+        raise TypeError(f"{self.model.KIND} are never deleted: the log is append-only.")
 
 
-class Event(models.Model):
+class AppendOnly(models.Model):
+    """The log's rows (events, archives): never updated nor deleted through the ORM (and
+    the database's triggers refuse it: migrations 0002, 0015)."""
+
+    KIND = "Rows"
+    objects = AppendOnlyQuerySet.as_manager()
+
+    class Meta:
+        abstract = True
+
+    def save(self, *args, **kwargs):
+        if not self._state.adding:
+            raise TypeError(f"{self.KIND} are never updated: the log is append-only.")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        raise TypeError(f"{self.KIND} are never deleted: the log is append-only.")
+
+
+class Event(AppendOnly):
     """One entry of a match's append-only log. Written only by games.eventlog."""
 
     # No index of its own: the unique (match, seq) index leads with the match and serves
@@ -194,7 +222,7 @@ class Event(models.Model):
     payload = models.JSONField(default=dict)
     created_at = models.DateTimeField(auto_now_add=True)
 
-    objects = EventQuerySet.as_manager()
+    KIND = "Events"
 
     class Meta:
         ordering = ["match", "seq"]
@@ -206,13 +234,33 @@ class Event(models.Model):
     def __str__(self) -> str:
         return f"#{self.seq} {self.type}"
 
-    def save(self, *args, **kwargs):
-        if not self._state.adding:
-            raise TypeError("Events are never updated: the log is append-only.")
-        super().save(*args, **kwargs)
 
-    def delete(self, *args, **kwargs):
-        raise TypeError("Events are never deleted: the log is append-only.")
+class EventArchive(AppendOnly):
+    """A match's whole log, moved here in one row some time after the match ended
+    (games.archive): every field of every event, compressed, in place of its Event rows
+    (about 150 bytes of row header, ids and index entries each, before the payload).
+    Read through games.eventlog.events_of like the rows it replaces; a database trigger
+    refuses to change or remove it, and lets an Event row go only once an archive of
+    its match covers its seq."""
+
+    match = models.OneToOneField(
+        Match, on_delete=models.PROTECT, primary_key=True, related_name="event_archive"
+    )
+    # zlib of the canonical JSON (games.archive.canonical): [id, seq, type, seat, payload,
+    # created_at] per event, in seq order.
+    data = models.BinaryField()
+    count = models.PositiveIntegerField()
+    last_seq = models.PositiveIntegerField()
+    # The events' global ids (the feed's cursors, games.feed): the first and the last.
+    first_event_id = models.BigIntegerField()
+    last_event_id = models.BigIntegerField(db_index=True)
+    sha256 = models.CharField(max_length=64, help_text="Of the canonical JSON, uncompressed.")
+    archived_at = models.DateTimeField(auto_now_add=True)
+
+    KIND = "Event archives"
+
+    def __str__(self) -> str:
+        return f"the log of {self.match_id}: {self.count} events, archived"
 
 
 class IdempotentResponse(models.Model):

@@ -13,8 +13,8 @@ from django.db import transaction
 from django.utils import timezone
 
 from games import engine as E
+from games import eventlog, records
 from games import events as V
-from games import records
 from games.models import Event, Hand, Match, MatchStatus, Visibility
 
 
@@ -113,12 +113,12 @@ def _upcard_suit(match: Match, hand: Hand) -> str:
     fixed = (match.options or {}).get("joker_upcard", "dealer_names")
     if fixed != "dealer_names":
         return E.SUIT_LETTERS[E.parse_suit(fixed)]
-    named = (
-        match.events.filter(type=V.BID, seq__gt=hand.first_seq, payload__action__type="name_suit")
-        .order_by("-seq")
-        .first()
-    )
-    return named.payload["action"]["suit"]
+    named = [
+        e
+        for e in eventlog.events_of(match, after=hand.first_seq)
+        if e.type == V.BID and e.payload["action"]["type"] == E.NAME_SUIT
+    ]
+    return named[-1].payload["action"]["suit"]
 
 
 _HANDLERS = {
@@ -137,6 +137,6 @@ def rebuild(match: Match) -> None:
     with transaction.atomic():
         match = Match.objects.select_for_update().get(pk=match.pk)
         match.hands.all().delete()
-        project(match, Event.objects.filter(match=match).order_by("seq"), rebuilding=True)
+        project(match, eventlog.events_of(match), rebuilding=True)
         match.save()
         records.record_match(match)

@@ -20,8 +20,8 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.db import connection, transaction
 
+from games import eventlog, ratings
 from games import events as V
-from games import ratings
 from games.accounts import is_guest
 from games.models import (
     Event,
@@ -155,7 +155,7 @@ def record_match(match: Match, *, fresh: bool = False) -> list[MatchRecord]:
     its ratings are untouched."""
     if not fresh:
         MatchRecord.objects.filter(match=match).delete()
-    rows = records_from_log(match, Event.objects.filter(match=match).order_by("seq"))
+    rows = records_from_log(match, eventlog.events_of(match))
     return MatchRecord.objects.bulk_create(rows)
 
 
@@ -224,12 +224,7 @@ def rebuild_all() -> int:
         RatingChange.objects.all().delete()
         Rating.objects.all().delete()
         MatchRecord.objects.all().delete()
-        order = (
-            Event.objects.filter(type=V.MATCH_FINISHED)
-            .order_by("created_at", "match_id")
-            .values_list("match_id", flat=True)
-        )
-        for match_id in order:
+        for match_id in eventlog.finish_order():
             match = Match.objects.get(pk=match_id)
             rate_match(match, record_match(match))
             count += 1

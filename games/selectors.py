@@ -400,7 +400,7 @@ def event_for_seat(event: Event, seat: int | None, finished: bool) -> dict[str, 
 
 def events_for_seat(*, match: Match, seat: int | None, after: int = 0) -> list[dict[str, Any]]:
     finished = match.status == MatchStatus.FINISHED
-    logged = Event.objects.filter(match=match, seq__gt=after).order_by("seq")
+    logged = eventlog.events_of(match, after=after)
     return [event_for_seat(e, seat, finished) for e in logged]
 
 

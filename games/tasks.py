@@ -11,7 +11,7 @@ from django.db import InterfaceError, OperationalError
 from django.utils import timezone
 from knox.models import get_token_model
 
-from games import later, quickplay, reviews
+from games import archive, later, quickplay, reviews
 from games.models import Hint, HintStatus, IdempotentResponse, Match, MatchStatus, SeatKind
 from games.services import match_abandon, seat_time_out
 from games.turns import enqueue_computer_turn
@@ -98,6 +98,12 @@ def _delete_in_batches(rows: Any) -> int:
         deleted += rows.model.objects.filter(pk__in=batch).delete()[0]
 
 
+def archive_events() -> int:
+    """Move the logs of matches ended EVENT_ARCHIVE_AFTER_MINUTES ago into their archive
+    rows (games.archive), EVENT_ARCHIVE_BATCH at most; the rest at the next run."""
+    return archive.archive_due()
+
+
 def time_out(match_id: str) -> bool:
     """Enforce the match's turn deadline if it has passed (a later deadline: no-op)."""
     return seat_time_out(match_id=match_id)
@@ -107,6 +113,7 @@ sweep_waiting_matches = shared_task(name=later.SWEEP_WAITING_MATCHES, ignore_res
 time_out_turn = shared_task(name=later.TIME_OUT_TURN, **SAFE_TASK)(time_out)
 start_quickplay = shared_task(name=later.START_QUICKPLAY, **SAFE_TASK)(start_table)
 prune_expired = shared_task(name=later.PRUNE, ignore_result=True)(prune)
+archive_events_task = shared_task(name=later.ARCHIVE_EVENTS, ignore_result=True)(archive_events)
 # The names these tasks had in bots.tasks before they moved here: a message queued under
 # one before the release that moved them (a timer's countdown, a sweep sent by beat) still
 # runs. Drop them a release later.

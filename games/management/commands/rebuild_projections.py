@@ -5,7 +5,7 @@ import uuid
 
 from django.core.management.base import BaseCommand, CommandError
 
-from games import projections, records
+from games import eventlog, projections, records
 from games.models import Match
 from games.selectors import is_match_id
 
@@ -40,7 +40,8 @@ class Command(BaseCommand):
             projections.rebuild(match)
             match.refresh_from_db()
             count += 1
-            last = match.events.order_by("-seq").values_list("seq", flat=True).first() or 0
+            log = eventlog.events_of(match)
+            last = log[-1].seq if log else 0
             if last != match.seq:
                 self.stderr.write(
                     self.style.WARNING(
