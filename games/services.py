@@ -550,15 +550,30 @@ def _commit_events(match: Match, folded: eventlog.Folded, events: list[NewEvent]
         events.append(_deal(state))
         folded.commitment = events[-1].payload["commitment"]
     projections.before_append(events)
-    rows = eventlog.append(match, events)
-    projections.project(match, rows)
-    # Only an active match has a seat to act (an abandoned one never queues a turn).
-    to_act = seat_to_act(match, state) if match.status == MatchStatus.ACTIVE else None
-    match.awaiting_computer = plays_for_computer(to_act)
-    match.turn_seat = to_act.index if to_act is not None else None
     previous_deadline = match.turn_deadline
-    match.turn_deadline = timers.deadline(match, to_act, events)
-    _save_match(match)
+
+    def settle(rows: list[Any]) -> None:
+        """What the events make of the match: its projections and whose turn it is."""
+        projections.project(match, rows)
+        # Only an active match has a seat to act (an abandoned one never queues a turn).
+        to_act = seat_to_act(match, state) if match.status == MatchStatus.ACTIVE else None
+        match.awaiting_computer = plays_for_computer(to_act)
+        match.turn_seat = to_act.index if to_act is not None else None
+        match.turn_deadline = timers.deadline(match, to_act, events)
+
+    def settled_update(rows: list[Any]) -> tuple[str, list[Any]]:
+        settle(rows)
+        return _match_update(match)
+
+    finishing = any(e.type == V.MATCH_FINISHED for e in events)
+    if finishing or connection.vendor != "postgresql":
+        # A finishing match's records read its whole log (records.match_finished), these
+        # events included: they are written first, then the match's row.
+        settle(eventlog.append(match, events))
+        _save_match(match)
+    else:
+        # The match's row is updated by the events' INSERT statement: one round trip.
+        eventlog.append(match, events, along=settled_update)
     eventlog.remember_on_commit(match, folded)
     live.publish_on_commit(match)
     if any(e.type == V.MATCH_FINISHED for e in events):
@@ -592,9 +607,14 @@ def _save_match(match: Match) -> None:
     if connection.vendor != "postgresql":  # the embedded default (SQLite)
         match.save(update_fields=_COMMITTED_FIELDS)
         return
-    match.updated_at = timezone.now()
     with connection.cursor() as cursor:
-        cursor.execute(_UPDATE_MATCH, [getattr(match, f) for f in _COMMITTED_FIELDS] + [match.pk])
+        cursor.execute(*_match_update(match))
+
+
+def _match_update(match: Match) -> tuple[str, list[Any]]:
+    """The UPDATE of the match's row (PostgreSQL), its updated_at now."""
+    match.updated_at = timezone.now()
+    return _UPDATE_MATCH, [getattr(match, f) for f in _COMMITTED_FIELDS] + [match.pk]
 
 
 _UPDATE_MATCH = "UPDATE {table} SET {columns} WHERE {pk} = %s".format(
