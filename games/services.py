@@ -8,6 +8,7 @@ the same path: action_submit.
 
 import hashlib
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -411,20 +412,69 @@ def action_submit(
                 seq=match.seq,
             )
         folded = eventlog.load(match)
-        try:
-            parsed = E.action_from_dict(action)
-            outcomes = folded.state.apply_action(seat_index, parsed)
-        except E.RuleError as exc:
-            raise from_rule_error(exc, seq=match.seq) from exc
-        events = [_action_event(folded.state, seat_index, parsed), *V.outcomes(outcomes)]
-        if user is not None and match.turn_seconds:
-            events = _back_if_away(match, seat_index) + events  # acting is coming back
-        _commit_events(match, folded, events)
+        _apply(match, folded, seat_index, action, coming_back=user is not None)
         # A computer player's move answers nobody: skip building a view for it.
         body = player_view_get(match=match, seat=seat_index, folded=folded) if user else {}
         if idempotency_key is not None:
             _store_response(user, idempotency_key, match, fingerprint, seat_index, body)
     return ActionResponse(200, body)
+
+
+def _apply(
+    match: Match,
+    folded: eventlog.Folded,
+    seat_index: int,
+    action: dict[str, Any],
+    coming_back: bool,
+) -> None:
+    """Apply the seat's action (a dict, as posted) to the locked match and commit its events
+    (`coming_back`: a person acting at a seat played for them comes back first)."""
+    try:
+        parsed = E.action_from_dict(action)
+        outcomes = folded.state.apply_action(seat_index, parsed)
+    except E.RuleError as exc:
+        raise from_rule_error(exc, seq=match.seq) from exc
+    events = [_action_event(folded.state, seat_index, parsed), *V.outcomes(outcomes)]
+    if coming_back and match.turn_seconds:
+        events = _back_if_away(match, seat_index) + events  # acting is coming back
+    _commit_events(match, folded, events)
+
+
+# What computer_move did.
+MOVED, NOT_MOVED, NOBODY_SEATED, NOT_CHOSEN = "moved", "not moved", "nobody seated", "not chosen"
+
+
+def computer_move(
+    *,
+    match_id: Any,
+    expected_seq: int,
+    choose: Callable[[Seat, E.MatchState], dict[str, Any] | None],
+) -> str:
+    """A computer seat's move chosen under the match's row lock, for players that choose
+    at once (Medium in a tenth of a millisecond): one read of the match, the lock, instead
+    of a read before it and the lock again. `choose(seat, state)` answers the seat's
+    action, or None for a player that searches (Hard: seconds) and must not hold the
+    lock: NOT_CHOSEN, nothing done. NOT_MOVED: the match is not at `expected_seq` (a stale
+    or repeated task), or not active, or no computer is to act. NOBODY_SEATED: no person
+    sits at the match any more (the caller abandons it)."""
+    if not is_match_id(match_id):
+        return NOT_MOVED
+    with transaction.atomic():
+        match = match_with_seats(match_id, lock=True)
+        if match is None or match.seq != expected_seq or match.status != MatchStatus.ACTIVE:
+            return NOT_MOVED
+        seats = seats_of(match)
+        if not any(s.kind == SeatKind.HUMAN for s in seats):
+            return NOBODY_SEATED
+        folded = eventlog.load(match)
+        seat = next((s for s in seats if s.index == folded.state.turn), None)
+        if seat is None or not plays_for_computer(seat):
+            return NOT_MOVED
+        action = choose(seat, folded.state)
+        if action is None:
+            return NOT_CHOSEN
+        _apply(match, folded, seat.index, action, coming_back=False)
+    return MOVED
 
 
 # ---------------------------------------------------------------- idempotent responses

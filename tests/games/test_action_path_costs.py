@@ -1,8 +1,8 @@
 """What the hot paths cost in round trips (issue 15): a view is the token and one read of
 the match with its seats; an action is the token, the row lock with the seats and one
-statement writing its events and the match's row; a computer's move reads the match once
-before its lock; the cache (throttles, presence) is one Redis client per process, not a
-new one per command."""
+statement writing its events and the match's row; a computer's move (but Hard's, which
+searches) reads the match only under its lock; the cache (throttles, presence) is one
+Redis client per process, not a new one per command."""
 
 import threading
 
@@ -63,21 +63,44 @@ def test_an_action_writes_its_events_and_the_match_row_in_one_statement(table):
     assert response.json()["seq"] == match.seq
 
 
-def test_a_computer_move_reads_the_match_once_before_its_lock(table):
+@pytest.mark.parametrize("level", ["random", "easy", "medium"])
+def test_a_computer_move_that_chooses_at_once_reads_the_match_only_under_its_lock(table, level):
     clients, match_id = table
     match = Match.objects.get(pk=match_id)
     # The seat to act becomes a computer's (as after its person left, without the event:
     # only the reads and writes of the move are looked at here).
     Seat.objects.filter(match=match, index=match.turn_seat).update(
-        kind=SeatKind.COMPUTER, bot_level="medium", user=None
+        kind=SeatKind.COMPUTER, bot_level=level, user=None
     )
     with CaptureQueriesContext(connection) as queries:
         assert computer_turn_play(match_id=str(match.pk), expected_seq=match.seq)
-    sql = _statements(queries, hands=False)  # Medium may order up: the hand's trump
-    assert len(sql) == 5, [q[:70] for q in sql]
-    assert "FOR UPDATE" not in sql[0] and "games_seat" in sql[0]
-    assert sql[1] == "BEGIN" and "FOR UPDATE" in sql[2] and sql[4] == "COMMIT"
-    assert sql[3].startswith("WITH appended AS (INSERT INTO games_event")
+    sql = _statements(queries, hands=False)  # it may order up: the hand's trump
+    assert len(sql) == 4, [q[:70] for q in sql]
+    assert sql[0] == "BEGIN" and sql[3] == "COMMIT"
+    assert "FOR UPDATE" in sql[1] and "games_seat" in sql[1]
+    assert sql[2].startswith("WITH appended AS (INSERT INTO games_event")
+    assert Match.objects.get(pk=match_id).seq == match.seq + 1
+    # The task run again (a duplicate delivery) finds the match moved on: nothing happens.
+    assert not computer_turn_play(match_id=str(match.pk), expected_seq=match.seq)
+    assert Match.objects.get(pk=match_id).seq == match.seq + 1
+
+
+def test_a_searching_computer_chooses_without_holding_the_lock(table, settings):
+    settings.HARD_SAMPLES, settings.HARD_PLAYOUTS = 2, 2
+    clients, match_id = table
+    match = Match.objects.get(pk=match_id)
+    Seat.objects.filter(match=match, index=match.turn_seat).update(
+        kind=SeatKind.COMPUTER, bot_level="hard", user=None
+    )
+    with CaptureQueriesContext(connection) as queries:
+        assert computer_turn_play(match_id=str(match.pk), expected_seq=match.seq)
+    sql = _statements(queries, hands=False)
+    # The lock taken to look (and let go: Hard searches), the read it chooses from, then
+    # the move submitted under the lock.
+    begins = [i for i, q in enumerate(sql) if q == "BEGIN"]
+    assert len(begins) == 2, [q[:70] for q in sql]
+    read = sql[begins[0] + 3]
+    assert "games_seat" in read and "FOR UPDATE" not in read
     assert Match.objects.get(pk=match_id).seq == match.seq + 1
 
 
