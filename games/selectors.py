@@ -12,7 +12,7 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
-from django.db import connection
+from django.db import connection, connections
 from django.db.models import (
     BooleanField,
     Exists,
@@ -81,6 +81,15 @@ def _match_with_seats_sql() -> tuple[str, list[Any]]:
     return sql, fields
 
 
+@lru_cache(maxsize=4)
+def _converters(alias: str) -> list[tuple[int, list[Any]]]:
+    """The match's columns that the database's values go through converters for (the
+    JSON options), each with its converters, looked up once per connection alias."""
+    _sql, fields = _match_with_seats_sql()
+    found = [(i, field.get_db_converters(connections[alias])) for i, field in enumerate(fields)]
+    return [(i, converters) for i, converters in found if converters]
+
+
 def match_with_seats(match_id: Any, *, lock: bool = False) -> Match | None:
     """The match with its seats (and their users' names) read in the same query;
     `lock`: SELECT ... FOR UPDATE of the match's row (not the seats'). `match.seats.all()`
@@ -98,11 +107,10 @@ def match_with_seats(match_id: Any, *, lock: bool = False) -> Match | None:
         row = cursor.fetchone()
     if row is None:
         return None
-    values = []
-    for field, value in zip(fields, row, strict=False):
-        for convert in field.get_db_converters(connection):
-            value = convert(value, None, connection)
-        values.append(value)
+    values = list(row[: len(fields)])
+    for i, converters in _converters(connection.alias):  # the fields that have any
+        for convert in converters:
+            values[i] = convert(values[i], None, connection)
     match = Match.from_db(connection.alias, [f.attname for f in fields], values)
     seat_rows = row[-1]
     _attach_seats(match, json.loads(seat_rows) if isinstance(seat_rows, str) else seat_rows or [])
