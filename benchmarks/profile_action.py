@@ -12,8 +12,8 @@ CPU time (time.process_time) throughout, so waiting on PostgreSQL is not counted
   1. four people at a match, every move a GET of the view and a POST of the first legal
      action with expected_seq, as benchmarks/api.py --bots none does: --moves moves
      timed, CPU per POST and per GET, the same for the ceiling's POST and GET
-     /bench/ping; then --moves more under cProfile, printing the functions with the most
-     CPU of their own and the most cumulative CPU;
+     /bench/ping; then --moves more under cProfile (the POSTs and the GETs apart),
+     printing the functions with the most CPU of their own and the most cumulative CPU;
   2. one person against three Medium computer players, their turns run in this process
      (eager): prints the CPU of one computer move (the task: load, choose, submit,
      commit), measured around each task call.
