@@ -12,8 +12,8 @@ CPU time (time.process_time) throughout, so waiting on PostgreSQL is not counted
   1. four people at a match, every move a GET of the view and a POST of the first legal
      action with expected_seq, as benchmarks/api.py --bots none does: --moves moves
      timed, CPU per POST and per GET, the same for the ceiling's POST and GET
-     /bench/ping; then --moves more under cProfile, printing the functions with the most
-     CPU of their own and the most cumulative CPU;
+     /bench/ping; then --moves more under cProfile (the POSTs and the GETs apart),
+     printing the functions with the most CPU of their own and the most cumulative CPU;
   2. one person against three Medium computer players, their turns run in this process
      (eager): prints the CPU of one computer move (the task: load, choose, submit,
      commit), measured around each task call.
@@ -40,7 +40,9 @@ def main() -> int:
     parser.add_argument("--moves", type=int, default=400, help="person moves profiled (400)")
     parser.add_argument("--computer-posts", type=int, default=60, help="eager POSTs (60)")
     parser.add_argument("--top", type=int, default=25, help="profile lines (25)")
-    parser.add_argument("--dump", help="also write the action POSTs' profile here (pstats)")
+    parser.add_argument(
+        "--dump", help="also write the action POSTs' profile here, the views' to DUMP.view"
+    )
     add_stack_arguments(
         parser, database="euchre_bench_profile", broker_db=10, cache_db=11, keep_database=False
     )
@@ -69,14 +71,19 @@ def run(args: argparse.Namespace) -> None:
     # half of the moves is timed without the profiler (it slows everything), the second
     # half profiled.
     profile = cProfile.Profile(time.process_time)
+    view_profile = cProfile.Profile(time.process_time)  # the GETs of the same moves
     cpu = {"POST action": [], "GET view": [], "POST ping": [], "GET ping": []}
     match_id, seat, done = None, 0, 0
     while done < 2 * args.moves:
         if match_id is None:
             match_id, seat = new_match(PEOPLE), 0
         t = time.process_time()
+        if done >= args.moves:
+            view_profile.enable()
         view = call("GET", f"/api/v1/matches/{match_id}", seat=seat).json()
-        if done < args.moves:
+        if done >= args.moves:
+            view_profile.disable()
+        else:
             cpu["GET view"].append(time.process_time() - t)
         if view["status"] == "finished":
             match_id = None
@@ -116,12 +123,14 @@ def run(args: argparse.Namespace) -> None:
     print(f"  action POST / ceiling POST: {action / ping:.2f}  (goal <= 1.3)")
     if args.dump:
         profile.dump_stats(args.dump)
-    for order in ("tottime", "cumulative"):
-        out = io.StringIO()
-        stats = pstats.Stats(profile, stream=out)
-        stats.strip_dirs().sort_stats(order).print_stats(args.top)
-        print(f"\nprofile of the action POSTs, by {order}:")
-        print("\n".join(out.getvalue().splitlines()[4:]))
+        view_profile.dump_stats(f"{args.dump}.view")
+    for name, profiled in (("action POSTs", profile), ("view GETs", view_profile)):
+        for order in ("tottime", "cumulative"):
+            out = io.StringIO()
+            stats = pstats.Stats(profiled, stream=out)
+            stats.strip_dirs().sort_stats(order).print_stats(args.top)
+            print(f"\nprofile of the {name}, by {order}:")
+            print("\n".join(out.getvalue().splitlines()[4:]))
 
     computer_moves(args, call, new_match)
 

@@ -22,6 +22,10 @@ def statement(sql: str) -> str:
     """A statement's shape: its verb and table (`SELECT games_match FOR UPDATE`)."""
     sql = _WORDS.sub(" ", sql.strip())
     verb = sql.split(" ", 1)[0].upper()
+    if verb == "WITH":  # data-modifying WITH: its inner statement, then the outer one
+        inner = re.match(r'WITH \w+ AS \((\w+) (?:INTO |FROM )?"?([a-z_]+)', sql, re.IGNORECASE)
+        if inner:
+            return f"{inner.group(1).upper()} {inner.group(2)} + {statement(_after_with(sql))}"
     outer = sql
     while _SUBQUERY.search(outer):  # the statement's own table, not a subquery's
         outer = _SUBQUERY.sub("", outer)
@@ -30,6 +34,16 @@ def statement(sql: str) -> str:
     if verb == "SELECT" and "FOR UPDATE" in sql:
         shape += " FOR UPDATE"
     return shape
+
+
+def _after_with(sql: str) -> str:
+    """The statement after a WITH's parenthesised one."""
+    depth, start = 0, sql.index("(")
+    for i, char in enumerate(sql[start:], start):
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if depth == 0:
+            return sql[i + 1 :]
+    return sql
 
 
 class QueryCensusMiddleware:

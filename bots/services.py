@@ -17,8 +17,17 @@ from games import engine as E
 from games import eventlog, reviews
 from games import events as V
 from games.errors import Conflict
+from games.levels import HARD
 from games.models import Hint, HintStatus, Match, MatchStatus, SeatKind
-from games.services import action_submit, match_abandon
+from games.selectors import match_with_seats, seats_of
+from games.services import (
+    MOVED,
+    NOBODY_SEATED,
+    NOT_CHOSEN,
+    action_submit,
+    computer_move,
+    match_abandon,
+)
 from games.turns import plays_for_computer
 
 log = logging.getLogger(__name__)
@@ -39,20 +48,42 @@ def hint_budget() -> Budget:
 def computer_turn_play(*, match_id: Any, expected_seq: int) -> bool:
     """Play the computer seat's move if the match is still where the task expects it.
     Returns whether a move was applied; a stale or duplicated task does nothing. A
-    match at which no person sits any more is abandoned instead of played."""
-    match = Match.objects.filter(pk=match_id).first()
+    match at which no person sits any more is abandoned instead of played.
+
+    Every level but Hard chooses in well under a millisecond: under the match's row
+    lock (games.services.computer_move: one read of the match, not a read and then the
+    lock). Hard searches for a second or more, so it chooses from a read without the lock,
+    and its move is submitted with `expected_seq` (refused if the match moved meanwhile)."""
+    rng = random.Random(f"{match_id}:{expected_seq}")
+
+    def at_once(seat: Any, state: E.MatchState) -> dict | None:
+        if seat.bot_level == HARD:
+            return None
+        where = f"match {match_id} seat {seat.index}"
+        return computer_action(seat.bot_level, E.player_view(state, seat.index), rng, where)
+
+    try:
+        done = computer_move(match_id=match_id, expected_seq=expected_seq, choose=at_once)
+    except Conflict:
+        return False
+    if done == NOBODY_SEATED:
+        match_abandon(match_id=match_id)
+        return False
+    if done != NOT_CHOSEN:
+        return done == MOVED
+    return _searched_move(match_id, expected_seq, rng)
+
+
+def _searched_move(match_id: Any, expected_seq: int, rng: random.Random) -> bool:
+    """A move chosen by a search, outside the row lock (Hard)."""
+    match = match_with_seats(match_id)
     if match is None or match.seq != expected_seq or match.status != MatchStatus.ACTIVE:
         return False
-    seats = list(match.seats.all())  # one read for both questions
-    if not any(s.kind == SeatKind.HUMAN for s in seats):
-        match_abandon(match_id=match.pk)
-        return False
     state = eventlog.load(match).state
-    seat = next((s for s in seats if s.index == state.turn), None)
+    seat = next((s for s in seats_of(match) if s.index == state.turn), None)
     if seat is None or not plays_for_computer(seat):
         return False
     view = E.player_view(state, seat.index)
-    rng = random.Random(f"{match.pk}:{expected_seq}")
     action = computer_action(seat.bot_level, view, rng, where=f"match {match.pk} seat {seat.index}")
     try:
         action_submit(

@@ -584,15 +584,13 @@ class MatchDetailApi(APIView):
         # many watch (both in the cache), and once finished with its rematch offer (answers
         # and expiry change no event of this match): the tag is these and the seat (a
         # spectator's is "s-"), computed before (and instead of) the view.
-        present = "".join(str(i) for i in sorted(presence.present_seats(match.pk)))
-        watching = (
-            presence.watching_count(match.pk) if match.visibility == Visibility.PUBLIC else 0
-        )
-        tag = f"m{match.seq}.s{'-' if seat is None else seat}.p{present}.w{watching}"
+        at = presence.at_match(match.pk, public=match.visibility == Visibility.PUBLIC)
+        present = "".join(str(i) for i in sorted(at.present))
+        tag = f"m{match.seq}.s{'-' if seat is None else seat}.p{present}.w{at.watching}"
         if match.status == MatchStatus.FINISHED:
             offer = json.dumps(selectors.rematch_body(match), sort_keys=True)
             tag += ".r" + hashlib.sha256(offer.encode()).hexdigest()[:16]
-        return conditional(request, tag, lambda: selectors.view_get(match=match, seat=seat))
+        return conditional(request, tag, lambda: selectors.view_get(match=match, seat=seat, at=at))
 
 
 class MatchJoinApi(APIView):

@@ -18,7 +18,7 @@ import contextlib
 import random
 from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 from django.conf import settings
 
@@ -67,10 +67,19 @@ async def at_table(match_id: str, seat: int) -> AsyncIterator[Callable[[], Await
             await _unmark(match_id, seat)
 
 
-def present_seats(match_id: Any) -> set[int]:
-    keys = [_key(match_id, seat) for seat in range(4)]
-    found = shared_cache.run(lambda cache: cache.get_many(keys), dict)
-    return {seat for seat in range(4) if found.get(_key(match_id, seat))}
+class AtMatch(NamedTuple):
+    present: set[int]  # the seats whose person has a live stream open
+    watching: int  # spectators' open streams (always 0 at a private match)
+
+
+def at_match(match_id: Any, *, public: bool) -> AtMatch:
+    """Who is at the table and, at a public match, how many watch: one cache read (a
+    view's answer and its ETag are built from the same one)."""
+    seat_keys = [_key(match_id, seat) for seat in range(4)]
+    slot_keys = _slot_keys(match_id) if public else []
+    found = shared_cache.run(lambda cache: cache.get_many(seat_keys + slot_keys), dict)
+    present = {seat for seat, key in enumerate(seat_keys) if found.get(key)}
+    return AtMatch(present, sum(1 for key in slot_keys if key in found))
 
 
 # ---------------------------------------------------------------- spectators
@@ -126,8 +135,3 @@ async def watching(match_id: str) -> AsyncIterator[Callable[[], Awaitable[None]]
     finally:
         if slot is not None:
             await _free_slot(match_id, slot)
-
-
-def watching_count(match_id: Any) -> int:
-    """How many spectators' streams of the match are open."""
-    return len(shared_cache.run(lambda cache: cache.get_many(_slot_keys(match_id)), dict))

@@ -12,7 +12,7 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
-from django.db import connection
+from django.db import connection, connections
 from django.db.models import (
     BooleanField,
     Exists,
@@ -81,6 +81,15 @@ def _match_with_seats_sql() -> tuple[str, list[Any]]:
     return sql, fields
 
 
+@lru_cache(maxsize=4)
+def _converters(alias: str) -> list[tuple[int, list[Any]]]:
+    """The match's columns that the database's values go through converters for (the
+    JSON options), each with its converters, looked up once per connection alias."""
+    _sql, fields = _match_with_seats_sql()
+    found = [(i, field.get_db_converters(connections[alias])) for i, field in enumerate(fields)]
+    return [(i, converters) for i, converters in found if converters]
+
+
 def match_with_seats(match_id: Any, *, lock: bool = False) -> Match | None:
     """The match with its seats (and their users' names) read in the same query;
     `lock`: SELECT ... FOR UPDATE of the match's row (not the seats'). `match.seats.all()`
@@ -98,11 +107,10 @@ def match_with_seats(match_id: Any, *, lock: bool = False) -> Match | None:
         row = cursor.fetchone()
     if row is None:
         return None
-    values = []
-    for field, value in zip(fields, row, strict=False):
-        for convert in field.get_db_converters(connection):
-            value = convert(value, None, connection)
-        values.append(value)
+    values = list(row[: len(fields)])
+    for i, converters in _converters(connection.alias):  # the fields that have any
+        for convert in converters:
+            values[i] = convert(values[i], None, connection)
     match = Match.from_db(connection.alias, [f.attname for f in fields], values)
     seat_rows = row[-1]
     _attach_seats(match, json.loads(seat_rows) if isinstance(seat_rows, str) else seat_rows or [])
@@ -113,22 +121,16 @@ def _attach_seats(match: Match, rows: list[dict[str, Any]]) -> None:
     """Seat objects (with their users) from the rows read beside the match, put where
     Django's prefetch would put them, so `match.seats.all()` makes no query."""
     User = get_user_model()
+    db, user_fields = match._state.db, [User._meta.pk.attname, User.USERNAME_FIELD]
     seats = []
     for row in rows:
-        seat = Seat(
-            id=row["id"],
-            match_id=match.pk,
-            index=row["index"],
-            kind=row["kind"],
-            user_id=row["user_id"],
-            bot_level=row["bot_level"],
-            away=row["away"],
-        )
-        seat._state.adding, seat._state.db = False, match._state.db
+        # Model.from_db: every field given in order takes Model.__init__'s quick path; the
+        # user's other fields are deferred (read if ever asked for, never made up).
+        values = [row[k] for k in ("id", "index", "kind", "user_id", "bot_level", "away")]
+        seat = Seat.from_db(db, None, [values[0], match.pk, *values[1:]])
         Seat.match.field.set_cached_value(seat, match)
         if row["user_id"] is not None:
-            user = User(pk=row["user_id"], **{User.USERNAME_FIELD: row["username"]})
-            user._state.adding, user._state.db = False, match._state.db
+            user = User.from_db(db, user_fields, [row["user_id"], row["username"]])
             Seat.user.field.set_cached_value(seat, user)
         seats.append(seat)
     # As prefetch_related leaves it: a queryset holding the rows (so .filter() still
@@ -154,13 +156,13 @@ def seat_of_user(match: Match, user: AbstractBaseUser) -> Seat | None:
 def match_for_viewer(*, match_id: Any, user: AbstractBaseUser) -> tuple[Match, int | None]:
     """The match and the caller's seat, or no seat (events.SPECTATOR) at a public match;
     NotFound for a private match the caller has no seat at, as for no match at all."""
-    if not is_match_id(match_id):
-        raise NotFound()
-    seat = Seat.objects.select_related("match").filter(match_id=match_id, user=user).first()
+    # One query: the match with its seats (which the view shows anyway), the caller's
+    # seat found among them.
+    match = match_with_seats(match_id) if is_match_id(match_id) else None
+    seat = None if match is None else seat_of_user(match, user)
     if seat is not None:
-        return seat.match, seat.index
-    match = Match.objects.filter(pk=match_id, visibility=Visibility.PUBLIC).first()
-    if match is None:
+        return match, seat.index
+    if match is None or match.visibility != Visibility.PUBLIC:
         raise NotFound()
     return match, events.SPECTATOR
 
@@ -269,11 +271,7 @@ def my_match(match: Match) -> dict[str, Any]:
     }
 
 
-def seats_summary(match: Match, viewer: int | None = None) -> list[dict[str, Any]]:
-    present = presence.present_seats(match.pk)
-    seats = match.seats.all()
-    if not getattr(match, "_prefetched_objects_cache", {}).get("seats"):
-        seats = seats.select_related("user")
+def seats_summary(match: Match, viewer: int | None, present: set[int]) -> list[dict[str, Any]]:
     return [
         {
             "index": seat.index,
@@ -289,7 +287,12 @@ def seats_summary(match: Match, viewer: int | None = None) -> list[dict[str, Any
     ]
 
 
-def match_summary(match: Match, viewer: int | None = None) -> dict[str, Any]:
+def match_summary(
+    match: Match, viewer: int | None = None, at: presence.AtMatch | None = None
+) -> dict[str, Any]:
+    """The match as every view shows it; `at`: who is at the table, if already read."""
+    if at is None:
+        at = presence.at_match(match.pk, public=match.visibility == Visibility.PUBLIC)
     return {
         "id": str(match.id),
         "status": match.status,
@@ -301,12 +304,12 @@ def match_summary(match: Match, viewer: int | None = None) -> dict[str, Any]:
         "scores": [match.score_ns, match.score_we],
         "winner_team": match.winner_team,
         "hands_played": match.hands_played,
-        "seats": seats_summary(match, viewer),
+        "seats": seats_summary(match, viewer, at.present),
         "created_at": match.created_at.isoformat(),
         "finished_at": match.finished_at.isoformat() if match.finished_at else None,
         "visibility": match.visibility,
         # Spectators' open streams (a private match has none).
-        "watching": presence.watching_count(match.pk) if match.visibility == "public" else 0,
+        "watching": at.watching,
         "quickplay": _quickplay(match),
         "rematch_of": str(match.rematch_of_id) if match.rematch_of_id else None,
         "rematch": rematch_body(match) if match.status == MatchStatus.FINISHED else None,
@@ -351,7 +354,11 @@ def _quickplay(match: Match) -> dict[str, Any] | None:
 
 
 def player_view_get(
-    *, match: Match, seat: int, folded: eventlog.Folded | None = None
+    *,
+    match: Match,
+    seat: int,
+    folded: eventlog.Folded | None = None,
+    at: presence.AtMatch | None = None,
 ) -> dict[str, Any]:
     """The match as the player at `seat` sees it: summary, the engine's view with the
     commitment to the current deal, and the newest sequence number."""
@@ -360,10 +367,10 @@ def player_view_get(
     view = E.player_view(folded.state, seat)
     if view["hand"] is not None:
         view["hand"]["commitment"] = folded.commitment
-    return {**match_summary(match, seat), "you": seat, "view": view}
+    return {**match_summary(match, seat, at), "you": seat, "view": view}
 
 
-def spectator_view_get(*, match: Match) -> dict[str, Any]:
+def spectator_view_get(*, match: Match, at: presence.AtMatch | None = None) -> dict[str, Any]:
     """A public match as a spectator sees it: the summary and the engine's spectator view
     (bids, cards played, scores, whose turn; no cards of any hand, nothing of the kitty
     but the upcard, no discard), with the commitment to the current deal."""
@@ -372,14 +379,16 @@ def spectator_view_get(*, match: Match) -> dict[str, Any]:
     del view["seat"], view["legal_actions"]  # (None and []: no seat, nothing to do)
     if view["hand"] is not None:
         view["hand"]["commitment"] = folded.commitment
-    return {**match_summary(match), "you": None, "spectator_view": view}
+    return {**match_summary(match, None, at), "you": None, "spectator_view": view}
 
 
-def view_get(*, match: Match, seat: int | None) -> dict[str, Any]:
+def view_get(
+    *, match: Match, seat: int | None, at: presence.AtMatch | None = None
+) -> dict[str, Any]:
     """The caller's view: their seat's, or a spectator's (seat None)."""
     if seat is events.SPECTATOR:
-        return spectator_view_get(match=match)
-    return player_view_get(match=match, seat=seat)
+        return spectator_view_get(match=match, at=at)
+    return player_view_get(match=match, seat=seat, at=at)
 
 
 # ---------------------------------------------------------------- the log, per seat

@@ -8,6 +8,7 @@ the same path: action_submit.
 
 import hashlib
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -411,20 +412,69 @@ def action_submit(
                 seq=match.seq,
             )
         folded = eventlog.load(match)
-        try:
-            parsed = E.action_from_dict(action)
-            outcomes = folded.state.apply_action(seat_index, parsed)
-        except E.RuleError as exc:
-            raise from_rule_error(exc, seq=match.seq) from exc
-        events = [_action_event(folded.state, seat_index, parsed), *V.outcomes(outcomes)]
-        if user is not None and match.turn_seconds:
-            events = _back_if_away(match, seat_index) + events  # acting is coming back
-        _commit_events(match, folded, events)
+        _apply(match, folded, seat_index, action, coming_back=user is not None)
         # A computer player's move answers nobody: skip building a view for it.
         body = player_view_get(match=match, seat=seat_index, folded=folded) if user else {}
         if idempotency_key is not None:
             _store_response(user, idempotency_key, match, fingerprint, seat_index, body)
     return ActionResponse(200, body)
+
+
+def _apply(
+    match: Match,
+    folded: eventlog.Folded,
+    seat_index: int,
+    action: dict[str, Any],
+    coming_back: bool,
+) -> None:
+    """Apply the seat's action (a dict, as posted) to the locked match and commit its events
+    (`coming_back`: a person acting at a seat played for them comes back first)."""
+    try:
+        parsed = E.action_from_dict(action)
+        outcomes = folded.state.apply_action(seat_index, parsed)
+    except E.RuleError as exc:
+        raise from_rule_error(exc, seq=match.seq) from exc
+    events = [_action_event(folded.state, seat_index, parsed), *V.outcomes(outcomes)]
+    if coming_back and match.turn_seconds:
+        events = _back_if_away(match, seat_index) + events  # acting is coming back
+    _commit_events(match, folded, events)
+
+
+# What computer_move did.
+MOVED, NOT_MOVED, NOBODY_SEATED, NOT_CHOSEN = "moved", "not moved", "nobody seated", "not chosen"
+
+
+def computer_move(
+    *,
+    match_id: Any,
+    expected_seq: int,
+    choose: Callable[[Seat, E.MatchState], dict[str, Any] | None],
+) -> str:
+    """A computer seat's move chosen under the match's row lock, for players that choose
+    at once (Medium in a tenth of a millisecond): one read of the match, the lock, instead
+    of a read before it and the lock again. `choose(seat, state)` answers the seat's
+    action, or None for a player that searches (Hard: seconds) and must not hold the
+    lock: NOT_CHOSEN, nothing done. NOT_MOVED: the match is not at `expected_seq` (a stale
+    or repeated task), or not active, or no computer is to act. NOBODY_SEATED: no person
+    sits at the match any more (the caller abandons it)."""
+    if not is_match_id(match_id):
+        return NOT_MOVED
+    with transaction.atomic():
+        match = match_with_seats(match_id, lock=True)
+        if match is None or match.seq != expected_seq or match.status != MatchStatus.ACTIVE:
+            return NOT_MOVED
+        seats = seats_of(match)
+        if not any(s.kind == SeatKind.HUMAN for s in seats):
+            return NOBODY_SEATED
+        folded = eventlog.load(match)
+        seat = next((s for s in seats if s.index == folded.state.turn), None)
+        if seat is None or not plays_for_computer(seat):
+            return NOT_MOVED
+        action = choose(seat, folded.state)
+        if action is None:
+            return NOT_CHOSEN
+        _apply(match, folded, seat.index, action, coming_back=False)
+    return MOVED
 
 
 # ---------------------------------------------------------------- idempotent responses
@@ -550,15 +600,30 @@ def _commit_events(match: Match, folded: eventlog.Folded, events: list[NewEvent]
         events.append(_deal(state))
         folded.commitment = events[-1].payload["commitment"]
     projections.before_append(events)
-    rows = eventlog.append(match, events)
-    projections.project(match, rows)
-    # Only an active match has a seat to act (an abandoned one never queues a turn).
-    to_act = seat_to_act(match, state) if match.status == MatchStatus.ACTIVE else None
-    match.awaiting_computer = plays_for_computer(to_act)
-    match.turn_seat = to_act.index if to_act is not None else None
     previous_deadline = match.turn_deadline
-    match.turn_deadline = timers.deadline(match, to_act, events)
-    _save_match(match)
+
+    def settle(rows: list[Any]) -> None:
+        """What the events make of the match: its projections and whose turn it is."""
+        projections.project(match, rows)
+        # Only an active match has a seat to act (an abandoned one never queues a turn).
+        to_act = seat_to_act(match, state) if match.status == MatchStatus.ACTIVE else None
+        match.awaiting_computer = plays_for_computer(to_act)
+        match.turn_seat = to_act.index if to_act is not None else None
+        match.turn_deadline = timers.deadline(match, to_act, events)
+
+    def settled_update(rows: list[Any]) -> tuple[str, list[Any]]:
+        settle(rows)
+        return _match_update(match)
+
+    finishing = any(e.type == V.MATCH_FINISHED for e in events)
+    if finishing or connection.vendor != "postgresql":
+        # A finishing match's records read its whole log (records.match_finished), these
+        # events included: they are written first, then the match's row.
+        settle(eventlog.append(match, events))
+        _save_match(match)
+    else:
+        # The match's row is updated by the events' INSERT statement: one round trip.
+        eventlog.append(match, events, along=settled_update)
     eventlog.remember_on_commit(match, folded)
     live.publish_on_commit(match)
     if any(e.type == V.MATCH_FINISHED for e in events):
@@ -592,9 +657,14 @@ def _save_match(match: Match) -> None:
     if connection.vendor != "postgresql":  # the embedded default (SQLite)
         match.save(update_fields=_COMMITTED_FIELDS)
         return
-    match.updated_at = timezone.now()
     with connection.cursor() as cursor:
-        cursor.execute(_UPDATE_MATCH, [getattr(match, f) for f in _COMMITTED_FIELDS] + [match.pk])
+        cursor.execute(*_match_update(match))
+
+
+def _match_update(match: Match) -> tuple[str, list[Any]]:
+    """The UPDATE of the match's row (PostgreSQL), its updated_at now."""
+    match.updated_at = timezone.now()
+    return _UPDATE_MATCH, [getattr(match, f) for f in _COMMITTED_FIELDS] + [match.pk]
 
 
 _UPDATE_MATCH = "UPDATE {table} SET {columns} WHERE {pk} = %s".format(

@@ -1,6 +1,6 @@
 """Match options: every way the rule documents differ. Defaults follow Poozee (000)."""
 
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass, fields
 from typing import Any
 
 from .cards import SUIT_NAMES
@@ -92,7 +92,9 @@ class Options:
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form; the variant options only when not at their defaults."""
-        data = asdict(self)
+        # Every field is a scalar: a shallow dict is asdict's answer, without its deep
+        # copy (which cost more than the rest of a player's view).
+        data = {f.name: getattr(self, f.name) for f in fields(self)}
         for name, default in VARIANT_DEFAULTS.items():
             if data[name] == default:
                 del data[name]

@@ -1,0 +1,123 @@
+"""What the hot paths cost in round trips (issue 15): a view is the token and one read of
+the match with its seats; an action is the token, the row lock with the seats and one
+statement writing its events and the match's row; a computer's move (but Hard's, which
+searches) reads the match only under its lock; the cache (throttles, presence) is one
+Redis client per process, not a new one per command."""
+
+import threading
+
+import pytest
+from django.core.cache import caches
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from bots.services import computer_turn_play
+from games.models import Match, Seat, SeatKind
+from tests.conftest import make_player
+from tests.games.helpers import act, four_player_match, view
+
+
+def _statements(queries: CaptureQueriesContext, *, hands: bool = True) -> list[str]:
+    """The statements sent, BEGIN and COMMIT included (`hands=False`: but the hand rows'
+    projection, which a bid naming trump updates)."""
+    return [
+        q["sql"] for q in queries.captured_queries if hands or '"games_hand"' not in q["sql"]
+    ]
+
+
+@pytest.fixture
+def table(transactional_db):  # committed: the state cache is filled on commit
+    clients = [make_player(name)[1] for name in ("s", "w", "n", "e")]
+    return clients, four_player_match(clients)
+
+
+def test_a_view_is_the_token_and_one_read_of_the_match_with_its_seats(table):
+    clients, match_id = table
+    view(clients[1], match_id)  # warm: nothing below depends on a first request's work
+    with CaptureQueriesContext(connection) as queries:
+        body = view(clients[1], match_id)
+    assert body["you"] == 1 and [s["username"] for s in body["seats"]] == ["s", "w", "n", "e"]
+    sql = _statements(queries)
+    assert len(sql) == 2, [q[:70] for q in sql]
+    assert "knox_authtoken" in sql[0]
+    assert "games_match" in sql[1] and "games_seat" in sql[1]  # the seats beside the match
+
+
+def test_an_action_writes_its_events_and_the_match_row_in_one_statement(table):
+    clients, match_id = table
+    body = view(clients[0], match_id)
+    seat = body["view"]["turn"]
+    legal = view(clients[seat], match_id)["view"]["legal_actions"]
+    bid = next(a for a in legal if a["type"] == "pass")  # deals nothing, scores nothing
+    with CaptureQueriesContext(connection) as queries:
+        response = act(clients[seat], match_id, {**bid, "expected_seq": body["seq"]})
+    assert response.status_code == 200, response.content
+    sql = _statements(queries)
+    assert len(sql) == 5, [q[:70] for q in sql]
+    assert "knox_authtoken" in sql[0] and sql[1] == "BEGIN" and sql[4] == "COMMIT"
+    assert "FOR UPDATE" in sql[2] and "games_seat" in sql[2]  # the lock, the seats with it
+    assert sql[3].startswith("WITH appended AS (INSERT INTO games_event")
+    assert "UPDATE games_match" in sql[3]
+    match = Match.objects.get(pk=match_id)
+    assert match.seq == body["seq"] + 1 and match.turn_seat == (seat + 1) % 4
+    assert response.json()["seq"] == match.seq
+
+
+@pytest.mark.parametrize("level", ["random", "easy", "medium"])
+def test_a_computer_move_that_chooses_at_once_reads_the_match_only_under_its_lock(table, level):
+    clients, match_id = table
+    match = Match.objects.get(pk=match_id)
+    # The seat to act becomes a computer's (as after its person left, without the event:
+    # only the reads and writes of the move are looked at here).
+    Seat.objects.filter(match=match, index=match.turn_seat).update(
+        kind=SeatKind.COMPUTER, bot_level=level, user=None
+    )
+    with CaptureQueriesContext(connection) as queries:
+        assert computer_turn_play(match_id=str(match.pk), expected_seq=match.seq)
+    sql = _statements(queries, hands=False)  # it may order up: the hand's trump
+    assert len(sql) == 4, [q[:70] for q in sql]
+    assert sql[0] == "BEGIN" and sql[3] == "COMMIT"
+    assert "FOR UPDATE" in sql[1] and "games_seat" in sql[1]
+    assert sql[2].startswith("WITH appended AS (INSERT INTO games_event")
+    assert Match.objects.get(pk=match_id).seq == match.seq + 1
+    # The task run again (a duplicate delivery) finds the match moved on: nothing happens.
+    assert not computer_turn_play(match_id=str(match.pk), expected_seq=match.seq)
+    assert Match.objects.get(pk=match_id).seq == match.seq + 1
+
+
+def test_a_searching_computer_chooses_without_holding_the_lock(table, settings):
+    settings.HARD_SAMPLES, settings.HARD_PLAYOUTS = 2, 2
+    clients, match_id = table
+    match = Match.objects.get(pk=match_id)
+    Seat.objects.filter(match=match, index=match.turn_seat).update(
+        kind=SeatKind.COMPUTER, bot_level="hard", user=None
+    )
+    with CaptureQueriesContext(connection) as queries:
+        assert computer_turn_play(match_id=str(match.pk), expected_seq=match.seq)
+    sql = _statements(queries, hands=False)
+    # The lock taken to look (and let go: Hard searches), the read it chooses from, then
+    # the move submitted under the lock.
+    begins = [i for i, q in enumerate(sql) if q == "BEGIN"]
+    assert len(begins) == 2, [q[:70] for q in sql]
+    read = sql[begins[0] + 3]
+    assert "games_seat" in read and "FOR UPDATE" not in read
+    assert Match.objects.get(pk=match_id).seq == match.seq + 1
+
+
+def test_the_cache_is_one_redis_client_per_process(settings):
+    # bin/test always sets REDIS_URL: without the Redis cache this is a failure, not a skip.
+    assert "redis_cache" in settings.CACHES["default"]["BACKEND"], "the tests need REDIS_URL"
+    clients = []
+
+    def client_of_this_thread() -> None:
+        cache = caches["default"]  # each thread has a cache object of its own
+        clients.append(cache._cache.get_client())
+        clients.append(cache._cache.get_client(write=True))
+
+    threads = [threading.Thread(target=client_of_this_thread) for _ in range(3)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    client_of_this_thread()
+    assert len({id(client) for client in clients}) == 1
