@@ -11,6 +11,8 @@ match. A finished match is replaced by a new one, so --matches are always in pla
 finished match is reviewed too (the review queue, on the same worker), as in production.
 The rate is modest on purpose: the machine is shared.
 
+With --cap KIB the worker runs with that cap instead, to see children replaced by it.
+
 Every --sample seconds it prints each pool child's RSS and the tasks done so far; at the
 end, the children's growth per hour in each third of the run and whether it levels off,
 and any child that was replaced (a new pid). Everything runs on 127.0.0.1 in its own
@@ -47,17 +49,20 @@ def children_of(pid: int) -> list[int]:
     return sorted(set(found))
 
 
-def cpu_seconds(pids: list[int]) -> float:
-    """The CPU seconds (user and system) the processes have used so far."""
-    total = 0.0
-    for pid in pids:
-        try:
-            with open(f"/proc/{pid}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-        except OSError:
-            pass
-    return total
+def _cpu_fields(pid: int) -> list[int]:
+    """utime, stime, cutime, cstime of /proc/<pid>/stat, in clock ticks (zeros once gone)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return [int(v) for v in f.read().rsplit(")", 1)[1].split()[11:15]]
+    except OSError:
+        return [0, 0, 0, 0]
+
+
+def worker_cpu_seconds(main: int) -> float:
+    """The CPU seconds the worker has used: its main process, its live children, and
+    (cutime, cstime) the children it has reaped, so a replaced child still counts."""
+    ticks = sum(_cpu_fields(main)) + sum(sum(_cpu_fields(p)[:2]) for p in children_of(main))
+    return ticks / os.sysconf("SC_CLK_TCK")
 
 
 @dataclass
@@ -168,7 +173,8 @@ def report(samples: list[Sample], replaced: list[str]) -> None:
     for p in pids:
         if p in first.rss and p in last.rss:
             print(f"  child {p}: {first.rss[p] / 1024:.1f} MB -> {last.rss[p] / 1024:.1f} MB")
-    print(f"  children replaced: {len(replaced)}" + "".join(f"\n    {r}" for r in replaced))
+    gone = sum(len(line.split(" -> ")[0].split(",")) for line in replaced)
+    print(f"  children replaced: {gone}" + "".join(f"\n    {r}" for r in replaced))
     if None in rates:
         print("  levels off: unknown (no child lived through a whole third)")
         return
@@ -188,6 +194,12 @@ def main() -> None:
     parser.add_argument("--think", type=float, default=0.4, help="the person's pause (s)")
     parser.add_argument("--hard-every", type=int, default=4, help="a Hard seat every Nth match")
     parser.add_argument("--concurrency", type=int, default=2, help="the pool's children")
+    parser.add_argument(
+        "--cap",
+        type=int,
+        default=NO_MEMORY_CAP_KIB,
+        help="CELERY_MAX_MEMORY_PER_CHILD, KiB (default: out of reach, so growth is seen)",
+    )
     add_stack_arguments(parser, database="euchre_bench_soak", broker_db=8, cache_db=9)
     args = parser.parse_args()
     stack = Stack.from_args(
@@ -198,7 +210,7 @@ def main() -> None:
             "DJANGO_SETTINGS_MODULE": "euchre_service.settings_production",
             "BENCHMARK_ENDPOINTS": "0",
             "CELERY_TASK_ALWAYS_EAGER": "0",
-            "CELERY_MAX_MEMORY_PER_CHILD": str(NO_MEMORY_CAP_KIB),
+            "CELERY_MAX_MEMORY_PER_CHILD": str(args.cap),
         },
     )
     # Stopped with SIGTERM (or SIGINT, which a shell's background job ignores): clean up.
@@ -216,8 +228,9 @@ def run(stack: Stack, args: argparse.Namespace) -> None:
     worker = next(proc for name, proc in stack.processes if name == "celery")
     players = Players(args.matches, args.think, args.hard_every)
     players.setup()
+    cap = "off" if args.cap >= NO_MEMORY_CAP_KIB else f"{args.cap} KiB"
     print(
-        f"Celery prefork, concurrency {args.concurrency}, memory cap off; {args.matches}"
+        f"Celery prefork, concurrency {args.concurrency}, memory cap {cap}; {args.matches}"
         f" matches at once (a Hard seat every {args.hard_every}th), the person's pause"
         f" {args.think:g} s; {args.minutes:g} minutes, a sample every {args.sample:g} s"
     )
@@ -229,14 +242,14 @@ def run(stack: Stack, args: argparse.Namespace) -> None:
     replaced: list[str] = []
     start = time.monotonic()
     next_sample = start
-    last_cpu, last_time = cpu_seconds([worker.pid, *children_of(worker.pid)]), start
+    last_cpu, last_time = worker_cpu_seconds(worker.pid), start
     while True:
         now = time.monotonic()
         if now >= next_sample:
             minute = (now - start) / 60
             rss = {p: rss_kib(p) for p in children_of(worker.pid)}
             sample = Sample(minute, tasks_done(), rss)
-            cpu = cpu_seconds([worker.pid, *rss])
+            cpu = worker_cpu_seconds(worker.pid)
             busy = f"{100 * (cpu - last_cpu) / (now - last_time):.0f}" if samples else "-"
             last_cpu, last_time = cpu, now
             if samples and set(rss) != set(samples[-1].rss):
