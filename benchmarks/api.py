@@ -86,11 +86,13 @@ class Client:
         # With a dict: ask the server for each request's SQL (benchmarks/query_census.py)
         # and keep it here, per endpoint.
         self.census: dict[str, list[list[str]]] | None = None
+        self.extra_headers: dict[str, str] = {}  # sent with every request
+        self.last: http.client.HTTPResponse | None = None  # the newest answer (its headers)
 
     def call(
         self, method: str, path: str, body: dict | None = None, user: int = 0
     ) -> tuple[int, dict, float]:
-        headers = {"Host": "127.0.0.1", "Accept": "application/json"}
+        headers = {"Host": "127.0.0.1", "Accept": "application/json", **self.extra_headers}
         data = None
         if body is not None:
             data = json.dumps(body).encode()
@@ -115,6 +117,7 @@ class Client:
                     raise
                 continue
             elapsed = time.perf_counter() - start
+            self.last = response
             if self.census is not None and response.getheader("X-Bench-Queries"):
                 name = f"{method} {_MATCH_ID.sub('{id}', path)}"
                 self.census.setdefault(name, []).append(

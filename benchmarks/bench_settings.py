@@ -15,4 +15,8 @@ if env_bool("BENCHMARK_ENDPOINTS", False):
     INSTALLED_APPS = [*INSTALLED_APPS, "benchmarks.ceiling"]
     ROOT_URLCONF = "benchmarks.bench_urls"
     # Counts a request's SQL when it asks (X-Bench-Queries: 1); the others pay nothing.
-    MIDDLEWARE = ["benchmarks.query_census.QueryCensusMiddleware", *MIDDLEWARE]
+    MIDDLEWARE = [
+        "benchmarks.query_census.QueryCensusMiddleware",
+        "benchmarks.query_census.WorkerPidMiddleware",
+        *MIDDLEWARE,
+    ]

@@ -1,4 +1,5 @@
-"""Benchmark-only middleware: the SQL statements a request ran, counted in the server.
+"""Benchmark-only middleware: the SQL statements a request ran, counted in the server
+(and, in WorkerPidMiddleware, which server process answered).
 
 A request that carries `X-Bench-Queries: 1` gets back `X-Bench-Queries`: a JSON list of
 its statements, each cut to its first words (the commit is not a statement Django runs
@@ -8,6 +9,7 @@ benchmarks/bench_settings.py with BENCHMARK_ENDPOINTS=1 only.
 """
 
 import json
+import os
 import re
 from collections.abc import Callable
 from typing import Any
@@ -62,4 +64,19 @@ class QueryCensusMiddleware:
         with connection.execute_wrapper(record):
             response = self.get_response(request)
         response["X-Bench-Queries"] = json.dumps(seen)
+        return response
+
+
+class WorkerPidMiddleware:
+    """A request that carries `X-Bench-Worker: 1` gets back `X-Bench-Worker`: the pid of
+    the server process that answered it (benchmarks/spread.py counts the processes that
+    served each half minute)."""
+
+    def __init__(self, get_response: Callable[[Any], Any]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: Any) -> Any:
+        response = self.get_response(request)
+        if request.META.get("HTTP_X_BENCH_WORKER") == "1":
+            response["X-Bench-Worker"] = str(os.getpid())
         return response

@@ -29,6 +29,23 @@ keepalive = _int("GUNICORN_KEEPALIVE", 5)
 # Recycle processes now and then, at different times, to bound slow leaks.
 max_requests = _int("GUNICORN_MAX_REQUESTS", 20000)
 max_requests_jitter = _int("GUNICORN_MAX_REQUESTS_JITTER", 2000)
+# A keep-alive connection is answered `Connection: close` at its Nth request (0: never),
+# so its client (or the proxy) connects again and the kernel hands the new connection to
+# whichever process accepts first. Without it, a process that replaced a recycled one got
+# only new clients: the kept-alive ones stayed where they were, and the API ran on two of
+# three processes (benchmarks/spread.py). gunicorn has no setting for this (its
+# `keepalive` is an idle timeout), hence the hook below.
+max_requests_per_connection = _int("GUNICORN_MAX_REQUESTS_PER_CONNECTION", 50)
+
+
+def pre_request(worker, req) -> None:  # noqa: ANN001 - gunicorn's hook signature
+    """gunicorn's hook before each request: the default's debug line, then `Connection:
+    close` on the connection's last request (req.req_number counts them from 1)."""
+    worker.log.debug("%s %s", req.method, req.path)
+    if max_requests_per_connection and req.req_number >= max_requests_per_connection:
+        req.force_close()
+
+
 # The proxy's addresses (comma-separated addresses or networks, or *), trusted for
 # X-Forwarded-Proto. The same variable, with the same default, tells the service
 # (settings.FORWARDED_ALLOW_IPS) which peer may tell it the client's address.

@@ -313,12 +313,14 @@ CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
-# A pool child is replaced once a task leaves it above this RSS (KiB). The soak saw the
-# children grow about 6.8 MB an hour (5 % in 49 minutes), slowing; whether it levels off
-# over hours was not measured, so it is capped. By memory rather than by a task count:
-# only a child that really grew is replaced (each new one imports Django and the bots
-# again, about a second of CPU).
-CELERY_WORKER_MAX_MEMORY_PER_CHILD = int(os.environ.get("CELERY_MAX_MEMORY_PER_CHILD", "300000"))
+# A pool child is replaced once a task leaves it above this RSS (KiB). Measured over
+# hours (benchmarks/celery_memory.py, docs/operations.md "The Celery children's memory"):
+# a child starts at 87 MB, is at about 115 MB after its first minutes, then keeps growing
+# 25 to 60 MB an hour without levelling off, so it is capped. 200 MB leaves a warmed-up
+# child 85 MB of room (a few hours' work at that pace) and bounds a worker machine at
+# concurrency x 200 MB. By memory rather than by a task count: only a child that really
+# grew is replaced (each new one imports Django and the bots again, about a second of CPU).
+CELERY_WORKER_MAX_MEMORY_PER_CHILD = int(os.environ.get("CELERY_MAX_MEMORY_PER_CHILD", "200000"))
 CELERY_BROKER_CONNECTION_TIMEOUT = 2
 # A task that a dead worker had taken is handed out again after this many seconds.
 CELERY_BROKER_TRANSPORT_OPTIONS = {
