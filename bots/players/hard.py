@@ -7,7 +7,9 @@ For a decision with more than one sensible choice, Hard
    until played, the suits each seat showed void in, the turned-down card and
    its own discard in the kitty), preferring deals in which the others' bids
    make sense: a deal where a seat's bid is not the one the Medium rules would
-   make from that seat's cards is kept only with odds `belief` per such bid;
+   make from that seat's cards is kept only with odds `belief` per such bid (and,
+   with `play_belief` below 1, with those odds per card played this hand that the
+   Medium rules would not have played from the hand the deal gives: bots/inference.py);
 2. rebuilds an engine state for each deal (games.engine.state_from_view, from
    the same read view), and for each candidate action applies it, finishes the
    bidding by the Medium rules if it is not over, and solves the play exactly
