@@ -2,6 +2,7 @@
 
     .venv/bin/python benchmarks/bots.py                    # 300 decisions, the default budget
     .venv/bin/python benchmarks/bots.py --decisions 500 --samples 24 --playouts 120
+    .venv/bin/python benchmarks/bots.py --hard-options '{"play_belief": 0.25}'   # a variant
 
 Plays seeded matches of Hard (seats 0 and 2) against Medium and times every
 Hard decision that has more than one legal action (a single legal action is
@@ -14,6 +15,7 @@ quiet.
 """
 
 import argparse
+import json
 import os
 import random
 import statistics
@@ -24,6 +26,7 @@ from dataclasses import replace
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from benchmarks._server import ms as millis  # noqa: E402
+from bots.hard_variants import budget_from, changes  # noqa: E402
 from bots.players import PLAYERS  # noqa: E402
 from bots.players.hard import DEFAULT_BUDGET, Budget, search  # noqa: E402
 from games import engine as E  # noqa: E402
@@ -35,10 +38,17 @@ def main() -> None:
     parser.add_argument("--samples", type=int, default=DEFAULT_BUDGET.samples)
     parser.add_argument("--playouts", type=int, default=DEFAULT_BUDGET.playouts)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--hard-options",
+        default="{}",
+        help='Hard: other Budget fields as JSON, e.g. {"play_belief": 0.25}',
+    )
     args = parser.parse_args()
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
-    budget = Budget(samples=args.samples, playouts=args.playouts)
+    budget = budget_from(
+        json.loads(args.hard_options), Budget(samples=args.samples, playouts=args.playouts)
+    )
     medium = PLAYERS["medium"]
     rng = random.Random(args.seed)
     times: list[tuple[str, float]] = []
@@ -74,8 +84,9 @@ def main() -> None:
                     action = medium(view, rng)
                 state.apply_action(seat, E.action_from_dict(action))
     ms = 1000
+    changed = f" {changes(budget, DEFAULT_BUDGET)}" if args.hard_options != "{}" else ""
     print(
-        f"Hard, {budget.samples} deals / {budget.playouts} playouts a decision, "
+        f"Hard, {budget.samples} deals / {budget.playouts} playouts a decision{changed}, "
         f"{len(times)} decisions over {match} matches (one core)"
     )
     for title, series in (("wall-clock time", times), ("CPU time of the process", cpu)):

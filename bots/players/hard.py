@@ -7,7 +7,9 @@ For a decision with more than one sensible choice, Hard
    until played, the suits each seat showed void in, the turned-down card and
    its own discard in the kitty), preferring deals in which the others' bids
    make sense: a deal where a seat's bid is not the one the Medium rules would
-   make from that seat's cards is kept only with odds `belief` per such bid;
+   make from that seat's cards is kept only with odds `belief` per such bid (and,
+   with `play_belief` below 1, with those odds per card played this hand that the
+   Medium rules would not have played from the hand the deal gives: bots/inference.py);
 2. rebuilds an engine state for each deal (games.engine.state_from_view, from
    the same read view), and for each candidate action applies it, finishes the
    bidding by the Medium rules if it is not over, and solves the play exactly
@@ -51,6 +53,7 @@ from games.engine import (
 from .. import bidding_model as learned
 from .. import policy as P
 from .. import solver as S
+from ..inference import unexplained_plays
 from ..knowledge import sample_hidden
 from ..rollout import gone_for_playouts, play_out, policy_action
 from .medium import rule_action, seen_rule_action
@@ -62,6 +65,9 @@ class Budget:
     playouts: int = 240  # playouts per decision over all candidate actions, at most
     seconds: float | None = None  # optional wall-clock cap (breaks determinism when hit)
     belief: float = 0.25  # odds of keeping a deal for each bid it does not explain
+    # Odds of keeping a deal for each of the others' plays this hand it does not explain
+    # (bots/inference.py: not the Medium rules' card from that hand). 1.0: plays not read.
+    play_belief: float = 1.0
     tries: int = 12  # deals drawn per kept deal, at most, when weighing bids
     margin: float = 1.0  # standard errors by which an action must beat the rule action
     bid_factor: float = 2.0  # bids are few and weigh most: this many times the budget
@@ -197,17 +203,23 @@ def candidates(seen: Seen) -> list[dict[str, Any]]:
 
 
 def _sample(seen: Seen, rng: random.Random, budget: Budget) -> tuple[list[int], list[int]]:
+    """A deal of the hidden cards, kept with odds `belief` per bid and `play_belief` per
+    play of the others that it does not explain; after `tries` deals, the likeliest."""
     best = None
-    best_misses = 99
+    best_odds = -1.0
+    read_bids = bool(seen.bids) and budget.belief < 1.0
+    read_plays = bool(seen.played) and budget.play_belief < 1.0
     for _ in range(budget.tries):
         hands, kitty = sample_hidden(seen, rng)
-        if not seen.bids or budget.belief >= 1.0:
+        if not read_bids and not read_plays:
             return hands, kitty
-        misses = unexplained_bids(seen, hands)
-        if misses == 0 or rng.random() < budget.belief**misses:
+        odds = budget.belief ** unexplained_bids(seen, hands) if read_bids else 1.0
+        if read_plays:
+            odds *= budget.play_belief ** unexplained_plays(seen, hands)
+        if odds >= 1.0 or rng.random() < odds:
             return hands, kitty
-        if misses < best_misses:
-            best, best_misses = (hands, kitty), misses
+        if odds > best_odds:
+            best, best_odds = (hands, kitty), odds
     return best
 
 

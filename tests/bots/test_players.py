@@ -96,8 +96,9 @@ def test_a_player_cannot_see_other_hands(level):
     [
         Budget(samples=6, playouts=30, solver=False),  # playouts, as before the solver
         Budget(samples=6, playouts=30, learned_alone=True),
+        Budget(samples=6, playouts=30, play_belief=0.1),  # reads the others' plays
     ],
-    ids=["playouts", "learned_alone"],
+    ids=["playouts", "learned_alone", "reading_plays"],
 )
 def test_every_kind_of_hard_search_cannot_see_other_hands(budget):
     # The default Hard (the solver on each deal) is in test_a_player_cannot_see_other_hands:

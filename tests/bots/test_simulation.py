@@ -5,7 +5,9 @@ import json
 import pytest
 from django.core.management import CommandError, call_command
 
+from bots.hard_variants import compare_variants
 from bots.players import PLAYERS
+from bots.players.hard import Budget
 from bots.simulation import SIMULATION_PLAYERS, simulate, simulate_duplicate, wilson
 from games.levels import LEVELS
 
@@ -114,3 +116,40 @@ def test_the_command_plays_duplicate(capsys):
     )
     out = capsys.readouterr().out
     assert "3 deal pairs (6 hands)" in out and "A - B:" in out and "95% CI" in out
+
+
+# ---------------------------------------------------------------- Hard variants, paired
+
+
+SMALL = Budget(samples=4, playouts=20)
+
+
+def test_a_variant_the_same_as_the_baseline_differs_by_exactly_zero_on_every_deal():
+    # The same seeds for the baseline and each variant: only a change of choice can move d.
+    comparison = compare_variants(3, "medium", [SMALL, Budget(samples=4, playouts=20, margin=0)],
+                                  baseline=SMALL, seed=2)  # fmt: skip
+    same, other = comparison.paired
+    assert comparison.pairs == 3 and same.n == other.n == 3
+    assert same.mean == 0 and same.interval() == (0, 0) and same.changed == 0
+    # Each variant's own figures are a duplicate run of its own, on the same deals.
+    assert comparison.own[0].as_dict() == comparison.base.as_dict()
+    assert comparison.own[1].mean - comparison.base.mean == pytest.approx(other.mean)
+
+
+def test_the_command_compares_hard_variants(capsys):
+    call_command(
+        "simulate", "--duplicate", "--games", "2", "--levels", "hard,medium", "--seed", "2",
+        "--hard-samples", "4", "--hard-playouts", "20",
+        "--hard-variants", '[{"margin": 0.5}, {"play_belief": 0.5}]',
+    )  # fmt: skip
+    out = capsys.readouterr().out
+    assert "variant {'margin': 0.5}" in out and "variant {'play_belief': 0.5}" in out
+    assert out.count("variant - baseline, paired:") == 2
+
+
+def test_the_command_refuses_an_unknown_hard_option():
+    with pytest.raises(CommandError, match="unknown Hard budget fields"):
+        call_command(
+            "simulate", "--duplicate", "--games", "2", "--levels", "hard,medium",
+            "--hard-options", '{"cleverness": 11}',
+        )  # fmt: skip

@@ -7,6 +7,7 @@ import time
 
 from django.core.management.base import BaseCommand, CommandError
 
+from bots.hard_variants import budget_from, compare_variants
 from bots.players.hard import DEFAULT_BUDGET, Budget
 from bots.simulation import dumps, simulate, simulate_duplicate
 from games.engine import RuleError
@@ -53,6 +54,20 @@ class Command(BaseCommand):
             help=f"Hard: playouts per decision, at most (default {DEFAULT_BUDGET.playouts})",
         )
         parser.add_argument(
+            "--hard-options",
+            default="{}",
+            help='Hard: other Budget fields as JSON, e.g. {"margin": 0.5, "learned_alone": true} '
+            "(fields of bots.players.hard.Budget)",
+        )
+        parser.add_argument(
+            "--hard-variants",
+            default=None,
+            help="with --duplicate and --levels hard,B: a JSON list of Hard variants (Budget "
+            'fields, e.g. [{"margin": 0}, {"belief": 0.1}]); every deal is played by the Hard of '
+            "--hard-options and by each variant against B, the same seeds, and each variant's "
+            "points per hand minus the baseline's are reported with a paired 95%% interval",
+        )
+        parser.add_argument(
             "--max-seconds",
             type=float,
             default=None,
@@ -71,6 +86,15 @@ class Command(BaseCommand):
         except json.JSONDecodeError as exc:
             raise CommandError(f"--options is not JSON: {exc}.") from exc
         budget = Budget(samples=options["hard_samples"], playouts=options["hard_playouts"])
+        try:
+            budget = budget_from(json.loads(options["hard_options"]), budget)
+            listed = json.loads(options["hard_variants"] or "[]")
+            variants = [budget_from(v, budget) for v in listed]
+        except (json.JSONDecodeError, TypeError, AttributeError, ValueError) as exc:
+            raise CommandError(f"--hard-options or --hard-variants: {exc}.") from exc
+        if options["hard_variants"] is not None:
+            self._compare(options, levels, match_options, budget, variants)
+            return
         start = time.perf_counter()
         last = [start]
 
@@ -113,4 +137,32 @@ class Command(BaseCommand):
             self.stdout.write(
                 f"\nHard budget: {budget.samples} deals, {budget.playouts} playouts a decision"
             )
+        self.stdout.write(f"({time.perf_counter() - start:.1f} s)")
+
+    def _compare(self, options, levels, match_options, budget, variants) -> None:
+        """--hard-variants: each variant against the baseline Hard on the same deals."""
+        if not options["duplicate"] or levels[0] != "hard" or not variants:
+            raise CommandError(
+                "--hard-variants needs --duplicate, --levels hard,B and at least one variant."
+            )
+        start = time.perf_counter()
+        last = [start]
+
+        def progress(comparison):
+            if time.perf_counter() - last[0] > 60:
+                last[0] = time.perf_counter()
+                sys.stderr.write(comparison.report() + "\n")
+
+        try:
+            comparison = compare_variants(
+                options["games"], levels[1], variants, baseline=budget, seed=options["seed"],
+                options=match_options, workers=options["workers"], progress=progress,
+                max_seconds=options["max_seconds"],
+            )  # fmt: skip
+        except ValueError as exc:
+            raise CommandError(str(exc)) from exc
+        if options["json"]:
+            self.stdout.write(json.dumps(comparison.as_dict(), indent=2))
+            return
+        self.stdout.write(comparison.report())
         self.stdout.write(f"({time.perf_counter() - start:.1f} s)")
