@@ -14,7 +14,6 @@ the interval is much tighter than the difference of two separate duplicate runs.
 
 import dataclasses
 import math
-import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -23,7 +22,7 @@ from typing import Any
 from games import engine as E
 
 from .players.hard import DEFAULT_BUDGET, Budget, make_hard
-from .simulation import Duplicate, Player, _total, play_hand, resolve
+from .simulation import Duplicate, Player, _total, play_deal_pair, resolve
 
 VariantJob = tuple[range, str, int, dict[str, Any], Budget, tuple[Budget, ...]]
 
@@ -154,16 +153,8 @@ def _deal_d(
     hard: Player, opponent: Player, i: int, seed: int, options: E.Options, out: Duplicate
 ) -> float:
     """Deal i played from both sides by `hard` against `opponent`: d for the deal."""
-    deal_rng = random.Random(f"{seed}:dup:{i}")
-    dealer = deal_rng.randrange(4)
-    deck = E.seeded_deck(deal_rng)
-    nets = []
-    for k, hard_seats in enumerate(((0, 2), (1, 3))):
-        players = [hard if s in hard_seats else opponent for s in range(4)]
-        rng = random.Random(f"{seed}:dup:{i}:{k}")
-        nets.append(play_hand(players, dealer, deck, rng, options, hard_seats[0], out))
-    out.add_pair((nets[0], nets[1]))
-    return (nets[0] + nets[1]) / 2
+    first, second = play_deal_pair(hard, opponent, i, seed, options, out)
+    return (first + second) / 2
 
 
 def _run_chunk(job: VariantJob) -> Comparison:

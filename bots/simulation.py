@@ -461,19 +461,28 @@ def play_hand(
     return net
 
 
+def play_deal_pair(
+    a: Player, b: Player, i: int, seed: int, options: E.Options, out: Duplicate
+) -> tuple[float, float]:
+    """Deal i (its dealer and deck from the seed) played twice, A at seats 0 and 2, then at
+    1 and 3, with the same cards: A's net points in each (added to `out`)."""
+    deal_rng = random.Random(f"{seed}:dup:{i}")
+    dealer = deal_rng.randrange(4)
+    deck = E.seeded_deck(deal_rng)
+    nets = []
+    for k, a_seats in enumerate(((0, 2), (1, 3))):
+        players = [a if s in a_seats else b for s in range(4)]
+        rng = random.Random(f"{seed}:dup:{i}:{k}")
+        nets.append(play_hand(players, dealer, deck, rng, options, a_seats[0], out))
+    out.add_pair((nets[0], nets[1]))
+    return nets[0], nets[1]
+
+
 def _run_duplicate_chunk(job: Job) -> Duplicate:
     indices, a, b, seed, options = _table(job)
     total = Duplicate(job[1], job[2])
     for i in indices:
-        deal_rng = random.Random(f"{seed}:dup:{i}")
-        dealer = deal_rng.randrange(4)
-        deck = E.seeded_deck(deal_rng)
-        nets = []
-        for k, a_seats in enumerate(((0, 2), (1, 3))):
-            players = [a if s in a_seats else b for s in range(4)]
-            rng = random.Random(f"{seed}:dup:{i}:{k}")
-            nets.append(play_hand(players, dealer, deck, rng, options, a_seats[0], total))
-        total.add_pair((nets[0], nets[1]))
+        play_deal_pair(a, b, i, seed, options, total)
     return total
 
 
