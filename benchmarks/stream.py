@@ -68,6 +68,7 @@ from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+from benchmarks import stream_load  # noqa: E402
 from benchmarks._server import (  # noqa: E402
     Stack,
     add_stack_arguments,
@@ -920,8 +921,6 @@ def main() -> int:
 
 
 def with_api_load(args: argparse.Namespace) -> int:
-    from benchmarks import stream_load  # it imports this module
-
     raise_open_files_limit(args.stream_clients + 1024)
     stack = Stack.from_args(
         args,
@@ -936,7 +935,7 @@ def with_api_load(args: argparse.Namespace) -> int:
     )
     try:
         stack.prepare()
-        return stream_load.run(args, stack)
+        return stream_load.run(args, stack, delivery_phase, print_delivery)
     finally:
         stack.clean_up(args.keep_database)
 

@@ -24,10 +24,10 @@ import multiprocessing
 import os
 import time
 from collections.abc import Callable
+from typing import Any
 
 from benchmarks import api
 from benchmarks._server import Stack, ms
-from benchmarks.stream import Delivery, delivery_phase, print_delivery
 
 GOAL_P99_MS = 200.0
 SESSIONS = (
@@ -90,14 +90,21 @@ def load_line(label: str, seconds: float, tally: api.Tally) -> str:
     )
 
 
-def bounds(d: Delivery, q: float) -> str:
+def bounds(d: Any, q: float) -> str:
     """Percentile `q` of commit-to-arrival: lower bound .. upper bound from the event's
     insert (upper bound from t_send)."""
     return f"{ms(d.lower, q):6.1f} .. {ms(d.insert, q):6.1f} ({ms(d.upper, q):6.1f})"
 
 
-def run(args: argparse.Namespace, stack: Stack) -> int:
-    """The combined mode, on a prepared `stack` (started here); 1 if anything failed."""
+def run(
+    args: argparse.Namespace,
+    stack: Stack,
+    delivery_phase: Callable[..., Any],
+    print_delivery: Callable[[argparse.Namespace, Any], None],
+) -> int:
+    """The combined mode, on a prepared `stack` (started here); 1 if anything failed.
+    benchmarks/stream.py hands in its delivery phase and its printing of one (its
+    `Delivery`), so this module does not import it back."""
     rest_port = args.stream_port if args.rest_on_uvicorn else args.port
     stack.start_uvicorn(open_files=args.stream_clients * 2 + 1024)
     if not args.rest_on_uvicorn:
