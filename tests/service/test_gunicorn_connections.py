@@ -4,57 +4,27 @@ them over the processes, a freshly recycled one included (issue 15; benchmarks/s
 shows the spread). Run against a real gunicorn, as production starts it."""
 
 import http.client
-import os
-import socket
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+import pytest
 
+from tests.games.server_support import GunicornServer
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+# The server answers /healthz from the test database (its tables are not needed, but the
+# database must exist: a clean machine has no other).
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
 
 @contextmanager
-def gunicorn(tmp_path: Path, **env: str) -> Iterator[int]:
-    """One gunicorn process (the production config file), on a spare port, until the end."""
-    port = _free_port()
-    environ = {
-        **os.environ,
-        "GUNICORN_BIND": f"127.0.0.1:{port}",
-        "WEB_CONCURRENCY": "1",
-        "GUNICORN_THREADS": "2",
-        "GUNICORN_ACCESS_LOG": "",
-        "PYTHONPATH": str(ROOT),
-        **env,
-    }
-    log = tmp_path / "gunicorn.log"
-    with open(log, "wb") as out:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "gunicorn", "-c", "euchre_service/gunicorn.conf.py",
-             "euchre_service.wsgi:application"],
-            cwd=ROOT, env=environ, stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
-        )  # fmt: skip
+def gunicorn(**env: str) -> Iterator[int]:
+    """One gunicorn process (the production config file) on the test database, on a spare
+    port, until the end."""
+    server = GunicornServer(GUNICORN_ACCESS_LOG="", **env).start()
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            assert proc.poll() is None, log.read_text()[-3000:]
-            assert time.monotonic() < deadline, log.read_text()[-3000:]
-            with socket.socket() as probe:
-                if probe.connect_ex(("127.0.0.1", port)) == 0:
-                    break
-            time.sleep(0.2)
-        yield port
+        yield server.port
     finally:
-        os.killpg(proc.pid, 15)
-        proc.wait(timeout=30)
+        server.stop()
 
 
 def answers_on_one_client(port: int, requests: int) -> list[tuple[int, str, int]]:
@@ -74,8 +44,8 @@ def answers_on_one_client(port: int, requests: int) -> list[tuple[int, str, int]
     return seen
 
 
-def test_the_server_closes_a_keep_alive_connection_after_the_default_50_requests(tmp_path):
-    with gunicorn(tmp_path) as port:
+def test_the_server_closes_a_keep_alive_connection_after_the_default_50_requests():
+    with gunicorn() as port:
         seen = answers_on_one_client(port, 52)
     assert all(status == 200 for status, _, _ in seen), seen
     assert [c for _, c, _ in seen[:49]] == ["keep-alive"] * 49
@@ -85,12 +55,12 @@ def test_the_server_closes_a_keep_alive_connection_after_the_default_50_requests
     assert [c for _, c, _ in seen[50:]] == ["keep-alive"] * 2
 
 
-def test_the_limit_is_a_setting_and_zero_turns_it_off(tmp_path):
-    with gunicorn(tmp_path, GUNICORN_MAX_REQUESTS_PER_CONNECTION="3") as port:
+def test_the_limit_is_a_setting_and_zero_turns_it_off():
+    with gunicorn(GUNICORN_MAX_REQUESTS_PER_CONNECTION="3") as port:
         seen = answers_on_one_client(port, 7)
     assert [c for _, c, _ in seen] == ["keep-alive", "keep-alive", "close"] * 2 + ["keep-alive"]
     assert len({p for _, _, p in seen}) == 3  # three connections: 3 + 3 + 1 requests
-    with gunicorn(tmp_path, GUNICORN_MAX_REQUESTS_PER_CONNECTION="0") as port:
+    with gunicorn(GUNICORN_MAX_REQUESTS_PER_CONNECTION="0") as port:
         seen = answers_on_one_client(port, 60)
     assert {c for _, c, _ in seen} == {"keep-alive"}
     assert len({p for _, _, p in seen}) == 1
