@@ -22,7 +22,7 @@ from typing import Any
 from games import engine as E
 
 from .players.hard import DEFAULT_BUDGET, Budget, make_hard
-from .simulation import Duplicate, Player, _total, play_deal_pair, resolve
+from .simulation import Duplicate, Player, play_deal_pair, resolve, run_chunks
 
 VariantJob = tuple[range, str, int, dict[str, Any], Budget, tuple[Budget, ...]]
 
@@ -194,4 +194,4 @@ def compare_variants(
         for i in range(pairs)
     ]
     total = Comparison(opponent, baseline, tuple(variants))
-    return _total(total, _run_chunk, jobs, workers, progress, deadline)
+    return run_chunks(total, _run_chunk, jobs, workers, progress, deadline)

@@ -296,7 +296,7 @@ def _table(job: Job) -> tuple[range, Player, Player, int, E.Options]:
     )  # fmt: skip
 
 
-def _total(
+def run_chunks(
     total: T,
     run_chunk: Callable[[Job], T],
     jobs: list[Job],
@@ -352,7 +352,7 @@ def simulate(
     """Play `games` matches of level_a against level_b and total the figures."""
     chunk = 2 if games <= 200 else 20
     jobs = _jobs(games, chunk, level_a, level_b, seed, options, hard_budget)
-    return _total(Results(level_a, level_b), _run_chunk, jobs, workers, progress)
+    return run_chunks(Results(level_a, level_b), _run_chunk, jobs, workers, progress)
 
 
 def dumps(results: Results) -> str:
@@ -505,4 +505,4 @@ def simulate_duplicate(
     chunk = 5 if pairs <= 200 else 10
     jobs = _jobs(pairs, chunk, level_a, level_b, seed, options, hard_budget)
     total = Duplicate(level_a, level_b)
-    return _total(total, _run_duplicate_chunk, jobs, workers, progress, deadline)
+    return run_chunks(total, _run_duplicate_chunk, jobs, workers, progress, deadline)
