@@ -14,7 +14,6 @@ other seat is taken to have seen: the dealer's own discard.
 """
 
 from games.engine import BIT, EFFECTIVE_SUIT, Seen, cards_of
-from games.engine.cards import mask_of
 
 from . import policy as P
 
@@ -65,7 +64,10 @@ def _rules_card(
         eff = EFFECTIVE_SUIT[trump]
         led = eff[trick_cards[0]]
         legal = [c for c in cards if eff[c] == led] or cards
+    on_table = 0
+    for c in trick_cards:
+        on_table |= BIT[c]
     return P.choose_card(
         s, hand, legal, trump, seen.maker, trick_seats, trick_cards,
-        seen.trick_size, gone | mask_of(trick_cards), voids, seen.alone,
+        seen.trick_size, gone | on_table, voids, seen.alone,
     )  # fmt: skip
