@@ -2,7 +2,7 @@
 the production server (gunicorn, euchre_service.settings_production) and PostgreSQL,
 next to the framework's ceiling on this machine.
 
-    .venv/bin/python benchmarks/api.py                       # 16 clients, 20 s a phase
+    .venv/bin/python benchmarks/api.py                       # 16 clients, 4 rounds of 5 s a loop
     .venv/bin/python benchmarks/api.py --clients 32 --seconds 30
     .venv/bin/python benchmarks/api.py --bots worker         # computer turns on a Celery worker
     .venv/bin/python benchmarks/api.py --bots none           # four people at each match
@@ -20,6 +20,9 @@ What it does, all on 127.0.0.1, and stops by itself:
      with the same settings, and clients poll GET until it is their turn again;
      --bots none: no computer players, four people at each match (four users per
      client; the client plays whichever seat's turn it is), so every move is a POST;
+     the server then runs as production does (CELERY_TASK_ALWAYS_EAGER=0): what a
+     finished match asks for (its review) goes to the broker's review queue, for the
+     review worker, not onto the cores measured (benchmarks/review.py times a review);
   4. registers one user and gets a token over HTTP, then makes the other users and
      their tokens directly in the database (password hashing is slow on purpose);
   5. phase "action": every client, on its own keep-alive connection (one thread each),
@@ -28,11 +31,13 @@ What it does, all on 127.0.0.1, and stops by itself:
      legal action (with expected_seq);
   6. phase "ceiling": the same loop against /bench/ping: GET the caller's newest row,
      POST one row (token auth, the same throttle, strict JSON: the least a write
-     endpoint does); then, for reference, a POST-only loop;
+     endpoint does); phases 5 and 6 take turns, --rounds times each, so that a drift in
+     the machine's speed weighs on both; then, for reference, a POST-only loop;
   7. prints requests per second and p50/p95/p99 latency of each endpoint, the ratio of
      actions per second to the ceiling's POSTs per second, and the goals.
 
-Each phase runs --warmup seconds unmeasured, then --seconds measured; every client
+Each phase's round runs --warmup seconds unmeasured, then --seconds / --rounds measured
+(the POST-only loop: --seconds); every client
 also stops after --max-requests requests, and every request times out after 10 s.
 """
 
@@ -152,6 +157,17 @@ class Tally:
         self.statuses[(name, status)] += 1
         if status not in ok:
             self.errors[(name, status)] += 1
+
+    def add(self, other: "Tally") -> None:
+        """Count what `other` saw too (another client, or another round of the phase)."""
+        for name, values in other.latencies.items():
+            self.latencies.setdefault(name, []).extend(values)
+        self.statuses.update(other.statuses)
+        self.errors.update(other.errors)
+        self.polls += other.polls
+        self.matches_finished += other.matches_finished
+        self.reconnects += other.reconnects
+        self.first_error = self.first_error or other.first_error
 
 
 @dataclass
@@ -348,14 +364,8 @@ def run_phase(
     total = Tally()
     for client, tally in zip(clients, tallies, strict=True):
         client.close()
-        for name, values in tally.latencies.items():
-            total.latencies.setdefault(name, []).extend(values)
-        total.statuses.update(tally.statuses)
-        total.errors.update(tally.errors)
-        total.polls += tally.polls
-        total.matches_finished += tally.matches_finished
-        total.reconnects += client.reconnects
-        total.first_error = total.first_error or tally.first_error
+        tally.reconnects += client.reconnects
+        total.add(tally)
     cores = os.cpu_count() or 1
     measured = window.end - window.start
     total.cpu = {
@@ -363,6 +373,44 @@ def run_phase(
         for kind, seconds in cpu_used(cpu_before, cpu_after).items()
     }
     return window, total
+
+
+def run_rounds(
+    tokens: list[list[str]],
+    args: argparse.Namespace,
+    groups: set[int],
+    play_work,
+    ceiling_work,
+) -> tuple[list[Window], Tally, Tally, list[tuple[float, float]]]:
+    """The action loop and the ceiling's loop in turn, --rounds times each, each round
+    measuring --seconds / --rounds: a machine whose speed drifts during the run (other
+    programs, a busy host) then weighs on both loops alike, and the ratio is taken
+    between neighbours in time. Answers the action rounds' windows, both loops' tallies
+    (the rounds added up; CPU the mean of the rounds), and each round's (actions/s,
+    ceiling POSTs/s)."""
+    per_round = argparse.Namespace(**{**vars(args), "seconds": args.seconds / args.rounds})
+    windows, plays, ceilings, rates = [], [], [], []
+    for _ in range(args.rounds):
+        window, play = run_phase(tokens, args.port, per_round, groups, play_work)
+        _w, ceiling = run_phase(tokens, args.port, per_round, groups, ceiling_work)
+        windows.append(window)
+        plays.append(play)
+        ceilings.append(ceiling)
+        rates.append(
+            (
+                len(play.latencies.get(ACTION, [])) / per_round.seconds,
+                len(ceiling.latencies.get("POST /bench/ping", [])) / per_round.seconds,
+            )
+        )
+    return windows, _added(plays), _added(ceilings), rates
+
+
+def _added(tallies: list[Tally]) -> Tally:
+    total = Tally()
+    for tally in tallies:
+        total.add(tally)
+    total.cpu = {kind: sum(t.cpu[kind] for t in tallies) / len(tallies) for kind in tallies[0].cpu}
+    return total
 
 
 def query_census(users: list[str], args: argparse.Namespace, eager: bool, people: bool):
@@ -455,6 +503,13 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--clients", type=int, default=16, help="concurrent clients (16)")
     parser.add_argument("--seconds", type=float, default=20, help="measured seconds a phase (20)")
     parser.add_argument("--warmup", type=float, default=3, help="unmeasured seconds first (3)")
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=4,
+        help="the action and ceiling loops in turn, this many times each (4), each round"
+        " measuring --seconds / --rounds after its own --warmup",
+    )
     parser.add_argument("--max-requests", type=int, default=100_000, help="per client and phase")
     parser.add_argument(
         "--bots",
@@ -492,7 +547,11 @@ def sign_up(port: int) -> str:
 
 def main() -> int:
     args = parse_args()
-    eager = args.bots != "worker"
+    # Computer players' turns in the API process only with --bots eager; --bots none has
+    # none, and runs the server as production does: the tasks a finished match asks for
+    # (its review) go to the broker's review queue, for the review worker, not onto the
+    # cores being measured (benchmarks/review.py measures a review).
+    eager = args.bots == "eager"
     people = args.bots == "none"
     stack = Stack.from_args(
         args, "euchre-bench-", eager=eager, celery_concurrency=args.celery_concurrency
@@ -500,7 +559,8 @@ def main() -> int:
     log_dir = stack.log_dir
     print(
         f"benchmarks/api.py: {args.clients} clients, one thread and keep-alive connection each;"
-        f" {args.warmup:g} s warm-up + {args.seconds:g} s measured per phase"
+        f" the action and ceiling loops in turn, {args.rounds} rounds of {args.warmup:g} s"
+        f" warm-up + {args.seconds / args.rounds:g} s measured each ({args.seconds:g} s a loop)"
     )
     print(
         f"  server: gunicorn gthread, {args.workers} processes x {args.threads} threads,"
@@ -525,7 +585,7 @@ def main() -> int:
     try:
         stack.prepare()
         stack.start_gunicorn()
-        if not eager:
+        if args.bots == "worker":
             stack.start_worker()
         version = stack.query("SHOW server_version")[0][0]
         print(f"  PostgreSQL {version}, database {stack.database}; logs in {log_dir}")
@@ -541,25 +601,24 @@ def main() -> int:
             play_work = lambda c, w, t: play_people(c, w, limit, t)  # noqa: E731
         else:
             play_work = lambda c, w, t: play_matches(c, w, eager, limit, t)  # noqa: E731
-        window, play = run_phase(tokens, args.port, args, stack.process_groups(), play_work)
-        moves = stack.query(
-            "SELECT count(*), count(*) FILTER (WHERE s.kind = 'computer') FROM games_event e"
-            " JOIN games_seat s ON s.match_id = e.match_id AND s.index = e.seat"
-            " WHERE e.type = ANY(%s) AND e.created_at >= to_timestamp(%s)"
-            " AND e.created_at < to_timestamp(%s)",
-            (ACTION_TYPES, window.wall_start, window.wall_end),
-        )[0]
+        ceiling_work = lambda c, w, t: ping_loop(c, w, limit, t, read=True)  # noqa: E731
+        windows, play, ceiling, rounds = run_rounds(
+            tokens, args, stack.process_groups(), play_work, ceiling_work
+        )
+        moves = [0, 0]
+        for window in windows:
+            counted = stack.query(
+                "SELECT count(*), count(*) FILTER (WHERE s.kind = 'computer') FROM games_event e"
+                " JOIN games_seat s ON s.match_id = e.match_id AND s.index = e.seat"
+                " WHERE e.type = ANY(%s) AND e.created_at >= to_timestamp(%s)"
+                " AND e.created_at < to_timestamp(%s)",
+                (ACTION_TYPES, window.wall_start, window.wall_end),
+            )[0]
+            moves = [moves[0] + counted[0], moves[1] + counted[1]]
         gaps = stack.query(
             "SELECT count(*) FROM (SELECT match_id, count(*) AS n, max(seq) AS top"
             " FROM games_event GROUP BY match_id) AS m WHERE n <> top"
         )[0][0]
-        _w, ceiling = run_phase(
-            tokens,
-            args.port,
-            args,
-            stack.process_groups(),
-            lambda c, w, t: ping_loop(c, w, limit, t, read=True),
-        )
         post_only = None
         if not args.skip_post_only:
             _w, post_only = run_phase(
@@ -587,7 +646,7 @@ def main() -> int:
         f"  moves applied per second, computer players' included: {all_moves / args.seconds:.1f}"
         f" ({all_moves - computer_moves} by clients, {computer_moves} by computer players);"
         f" matches finished: {play.matches_finished}"
-        + (f"; polls while a computer played: {play.polls}" if not eager else "")
+        + (f"; polls while a computer played: {play.polls}" if args.bots == "worker" else "")
         + (f"; views asked as the wrong seat first: {play.polls}" if people else "")
     )
     print(f"  matches whose sequence numbers have a gap: {gaps}")
@@ -610,6 +669,10 @@ def main() -> int:
     print(
         f"ratio, actions per second / ceiling POSTs per second (same loop): {ratio:.2f}"
         f"  goal >= 0.80: {'met' if ratio >= 0.8 else 'NOT met'}"
+    )
+    print(
+        "  each round (actions/s / ceiling POSTs/s): "
+        + ", ".join(f"{a:.0f}/{c:.0f} = {a / c:.2f}" if c else "-" for a, c in rounds)
     )
     if computer_moves and ping.per_second:
         print(
