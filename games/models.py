@@ -34,6 +34,21 @@ class Visibility(models.TextChoices):
     PUBLIC = "public", "anyone may watch"
 
 
+# The columns of a match's row that an ordinary move changes (games.services writes them,
+# with those that change only as the match starts or ends: status, winner_team,
+# finished_at). No index of the table may hold one (Match.Meta.indexes).
+MATCH_MOVE_FIELDS = (
+    "seq",
+    "score_ns",
+    "score_we",
+    "hands_played",
+    "awaiting_computer",
+    "turn_seat",
+    "turn_deadline",
+    "updated_at",
+)
+
+
 class Match(models.Model):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     created_by = models.ForeignKey(
@@ -83,16 +98,25 @@ class Match(models.Model):
     class Meta:
         ordering = ["-created_at"]
         verbose_name_plural = "matches"
+        # No index holds a column that an ordinary move changes (MATCH_MOVE_FIELDS): every
+        # move UPDATEs this row, and PostgreSQL writes that in place (a HOT update: no new
+        # entry in any index) only when no indexed column changed and the page has room
+        # (migration 0016 leaves 30 % of each page free). With updated_at indexed, each
+        # move wrote a new entry into every one of the table's indexes and left a dead
+        # one behind. The sweep finds the matches awaiting a computer or past a deadline
+        # among the live ones (by status), as it finds the unattended ones.
         indexes = [
-            models.Index(fields=["status", "updated_at"]),
-            models.Index(fields=["visibility", "status", "updated_at"], name="match_public"),
+            models.Index(fields=["status", "finished_at"], name="match_status_finished"),
+            models.Index(
+                fields=["status"],
+                condition=models.Q(visibility="public"),
+                name="match_public_live",
+            ),
             models.Index(
                 fields=["quickplay_key", "created_at"],
                 condition=models.Q(status="waiting") & ~models.Q(quickplay_key=""),
                 name="match_quickplay_waiting",
             ),
-            models.Index(fields=["awaiting_computer", "updated_at"]),
-            models.Index(fields=["turn_deadline"], name="match_turn_deadline"),
             models.Index(
                 fields=["finished_at"],
                 condition=models.Q(status__in=["finished", "abandoned"], log_archived=False),

@@ -108,8 +108,7 @@ def reviews_sweep() -> int:
     since = timezone.now() - MISSING_WITHIN
     missing = Match.objects.filter(
         status=MatchStatus.FINISHED,
-        updated_at__gte=since,  # indexed with status; never before finished_at
-        finished_at__gte=since,
+        finished_at__gte=since,  # indexed with status (match_status_finished)
         review__isnull=True,
     )
     for match in missing[:SWEEP_BATCH]:

@@ -26,7 +26,15 @@ from games import events as V
 from games.errors import BadInput, Conflict, NotFound, Unprocessable, from_rule_error
 from games.events import NewEvent
 from games.levels import DEFAULT_LEVEL, LEVELS
-from games.models import IdempotentResponse, Match, MatchStatus, Seat, SeatKind, Visibility
+from games.models import (
+    MATCH_MOVE_FIELDS,
+    IdempotentResponse,
+    Match,
+    MatchStatus,
+    Seat,
+    SeatKind,
+    Visibility,
+)
 from games.selectors import (
     is_match_id,
     match_with_seats,
@@ -635,20 +643,8 @@ def _commit_events(match: Match, folded: eventlog.Folded, events: list[NewEvent]
 
 
 # What _commit_events (and the projections it runs) change on the match's row; nothing
-# else of a match changes after it is created.
-_COMMITTED_FIELDS = (
-    "seq",
-    "status",
-    "score_ns",
-    "score_we",
-    "winner_team",
-    "hands_played",
-    "finished_at",
-    "awaiting_computer",
-    "turn_seat",
-    "turn_deadline",
-    "updated_at",
-)
+# else of a match changes after it is created. A move changes only MATCH_MOVE_FIELDS.
+_COMMITTED_FIELDS = (*MATCH_MOVE_FIELDS, "status", "winner_team", "finished_at")
 
 
 def _save_match(match: Match) -> None:
