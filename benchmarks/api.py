@@ -381,17 +381,21 @@ def run_rounds(
     groups: set[int],
     play_work,
     ceiling_work,
-) -> tuple[list[Window], Tally, Tally, list[tuple[float, float]]]:
+    wal_position: Callable[[], int],
+) -> tuple[list[Window], Tally, Tally, list[tuple[float, float]], int]:
     """The action loop and the ceiling's loop in turn, --rounds times each, each round
     measuring --seconds / --rounds: a machine whose speed drifts during the run (other
     programs, a busy host) then weighs on both loops alike, and the ratio is taken
     between neighbours in time. Answers the action rounds' windows, both loops' tallies
     (the rounds added up; CPU the mean of the rounds), and each round's (actions/s,
-    ceiling POSTs/s)."""
+    ceiling POSTs/s), and the bytes of WAL PostgreSQL wrote during the action rounds (from
+    their warm-up's start: `wal_position()` is the server's pg_current_wal_lsn)."""
     per_round = argparse.Namespace(**{**vars(args), "seconds": args.seconds / args.rounds})
-    windows, plays, ceilings, rates = [], [], [], []
+    windows, plays, ceilings, rates, wal = [], [], [], [], 0
     for _ in range(args.rounds):
+        start = wal_position()
         window, play = run_phase(tokens, args.port, per_round, groups, play_work)
+        wal += wal_position() - start
         _w, ceiling = run_phase(tokens, args.port, per_round, groups, ceiling_work)
         windows.append(window)
         plays.append(play)
@@ -402,7 +406,12 @@ def run_rounds(
                 len(ceiling.latencies.get("POST /bench/ping", [])) / per_round.seconds,
             )
         )
-    return windows, _added(plays), _added(ceilings), rates
+    return windows, _added(plays), _added(ceilings), rates, wal
+
+
+def wal_lsn(stack: Stack) -> int:
+    """Where PostgreSQL's write-ahead log is now, in bytes."""
+    return int(stack.query("SELECT pg_current_wal_lsn() - '0/0'::pg_lsn")[0][0])
 
 
 def _added(tallies: list[Tally]) -> Tally:
@@ -602,8 +611,8 @@ def main() -> int:
         else:
             play_work = lambda c, w, t: play_matches(c, w, eager, limit, t)  # noqa: E731
         ceiling_work = lambda c, w, t: ping_loop(c, w, limit, t, read=True)  # noqa: E731
-        windows, play, ceiling, rounds = run_rounds(
-            tokens, args, stack.process_groups(), play_work, ceiling_work
+        windows, play, ceiling, rounds, wal = run_rounds(
+            tokens, args, stack.process_groups(), play_work, ceiling_work, lambda: wal_lsn(stack)
         )
         moves = [0, 0]
         for window in windows:
@@ -619,6 +628,13 @@ def main() -> int:
             "SELECT count(*) FROM (SELECT match_id, count(*) AS n, max(seq) AS top"
             " FROM games_event GROUP BY match_id) AS m WHERE n <> top"
         )[0][0]
+        # The servers' statistics are flushed at least once a second while they are busy:
+        # read after the ceiling's last round, which updates no match, they are complete.
+        match_rows = stack.query(
+            "SELECT n_tup_upd, n_tup_hot_upd, n_dead_tup, pg_relation_size(relid),"
+            " pg_indexes_size(relid), n_live_tup FROM pg_stat_user_tables"
+            " WHERE relname = 'games_match'"
+        )[0]
         post_only = None
         if not args.skip_post_only:
             _w, post_only = run_phase(
@@ -650,6 +666,13 @@ def main() -> int:
         + (f"; views asked as the wrong seat first: {play.polls}" if people else "")
     )
     print(f"  matches whose sequence numbers have a gap: {gaps}")
+    updates, hot, dead, heap, indexes, rows = match_rows
+    print(
+        f"  PostgreSQL: {wal / max(all_moves, 1) / 1024:.2f} KiB of WAL a move (the action rounds);"
+        f" the match row updated {updates} times, {hot} of them in place (HOT,"
+        f" {hot / max(updates, 1):.0%}); games_match: {rows} rows, {dead} dead, heap"
+        f" {heap / 1024:.0f} KiB, indexes {indexes / 1024:.0f} KiB"
+    )
     report_errors(play)
     print()
     print("phase 2, ceiling: the same loop on /bench/ping: GET the newest row, POST one row")
