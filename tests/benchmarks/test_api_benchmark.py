@@ -1,0 +1,29 @@
+"""benchmarks/api.py keeps working, at tiny sizes (its figures are for people, not
+asserted): the action and ceiling loops in turn, each round's ratio, the match row's
+updates and the WAL a move, the SQL census."""
+
+import re
+
+import pytest
+
+from tests.benchmarks.support import free_port, postgres_url, run_benchmark
+
+TINY = "--bots none --clients 2 --rounds 2 --seconds 2 --warmup 0.5 --skip-post-only"
+
+
+@pytest.mark.slow
+def test_the_api_benchmark_takes_turns_and_prints_each_round_and_the_goals():
+    out = run_benchmark(
+        "api.py",
+        *TINY.split(),
+        *("--port", str(free_port())),
+        *("--database-url", postgres_url("api_smoke")),
+        timeout=180,
+    )
+    assert "the action and ceiling loops in turn, 2 rounds of 0.5 s warm-up + 1 s" in out, out
+    rounds = re.search(r"each round \(actions/s / ceiling POSTs/s\): (.*)", out)
+    assert rounds and len(rounds.group(1).split(", ")) == 2, out
+    assert re.search(r"KiB of WAL a move .* in place \(HOT, \d+%\)", out), out
+    assert "matches whose sequence numbers have a gap: 0" in out, out
+    for words in ("goal >= 0.80", "goal <= 1.25", "goal <= 1.3", "SELECT games_match FOR UPDATE"):
+        assert words in out, out
