@@ -65,6 +65,9 @@ class Budget:
     playouts: int = 240  # playouts per decision over all candidate actions, at most
     seconds: float | None = None  # optional wall-clock cap (breaks determinism when hit)
     belief: float = 0.25  # odds of keeping a deal for each bid it does not explain
+    # The same for the partner's bids, if not `belief` (None): a partner that searches, as
+    # Hard does, bids as the Medium rules do less often than a Medium opponent.
+    belief_partner: float | None = None
     # Odds of keeping a deal for each of the others' plays this hand it does not explain
     # (bots/inference.py: not the Medium rules' card from that hand). 1.0: plays not read.
     play_belief: float = 1.0
@@ -79,6 +82,12 @@ class Budget:
     # The default bid's "alone" from the fitted double-dummy values (bots/bidding_model.py)
     # instead of the Medium rules' can_take_all. Off: not yet measured in duplicate play.
     learned_alone: bool = False
+    # Points added to the value of making trump (ordering up or calling), and more to
+    # going alone: the solver's defenders see the makers' cards, which they do not at a
+    # table, so a contract may do worse double-dummy than in play. 0: none (docs/bots.md,
+    # "Hard variants").
+    maker_bonus: float = 0.0
+    alone_bonus: float = 0.0
 
 
 DEFAULT_BUDGET = Budget()
@@ -115,7 +124,12 @@ def unexplained_bids(seen: Seen, hands: list[int]) -> int:
     """How many of the other seats' bids the Medium rules would not have made from
     the cards this deal gives them. Defend decisions are not weighed: Medium never
     defends alone, so a defender's pass says nothing about its cards."""
-    misses = 0
+    return sum(bid_misses(seen, hands))
+
+
+def bid_misses(seen: Seen, hands: list[int]) -> list[int]:
+    """unexplained_bids seat by seat (the seat's own bids are never counted)."""
+    misses = [0, 0, 0, 0]
     round_two = 0  # position of the bid within round two
     stick = seen.options.get("stick_the_dealer", True)
     for bid, phase in zip(seen.bids, seen.bid_phases, strict=True):
@@ -133,12 +147,12 @@ def unexplained_bids(seen: Seen, hands: list[int]) -> int:
             continue
         if phase == "bid1":
             order, _ = P.bid_round_one(hand, seen.upcard, s, seen.dealer, suit=seen.upcard_suit)
-            misses += order != (kind == "order_up")
+            misses[s] += order != (kind == "order_up")
         elif kind == "call" and position == 3 and stick:
             continue  # the stuck dealer had to name a suit
         else:
             suit, _ = P.bid_round_two(hand, seen.turned_down, s, seen.dealer, False)
-            misses += (suit is None) != (kind == "pass")
+            misses[s] += (suit is None) != (kind == "pass")
     return misses
 
 
@@ -213,7 +227,7 @@ def _sample(seen: Seen, rng: random.Random, budget: Budget) -> tuple[list[int], 
         hands, kitty = sample_hidden(seen, rng)
         if not read_bids and not read_plays:
             return hands, kitty
-        odds = budget.belief ** unexplained_bids(seen, hands) if read_bids else 1.0
+        odds = _bid_odds(seen, hands, budget) if read_bids else 1.0
         if read_plays:
             odds *= budget.play_belief ** unexplained_plays(seen, hands)
         if odds >= 1.0 or rng.random() < odds:
@@ -221,6 +235,18 @@ def _sample(seen: Seen, rng: random.Random, budget: Budget) -> tuple[list[int], 
         if odds > best_odds:
             best, best_odds = (hands, kitty), odds
     return best
+
+
+def _bid_odds(seen: Seen, hands: list[int], budget: Budget) -> float:
+    """The odds of keeping a deal for the bids it does not explain: `belief` per bid, the
+    partner's at `belief_partner` if that is set."""
+    misses = bid_misses(seen, hands)
+    if budget.belief_partner is None:
+        return budget.belief ** sum(misses)
+    partner = (seen.seat + 2) % 4
+    return budget.belief ** (sum(misses) - misses[partner]) * (
+        budget.belief_partner ** misses[partner]
+    )
 
 
 def search(view: dict[str, Any], rng: random.Random, budget: Budget = DEFAULT_BUDGET) -> Search:
@@ -250,6 +276,7 @@ def search(view: dict[str, Any], rng: random.Random, budget: Budget = DEFAULT_BU
     most_samples = int(budget.samples * factor)
     equity = match_equity(seen.options["target_score"]) if budget.match_aware else None
     use_solver = budget.solver
+    bonus = _bid_bonus(seen, actions, budget, equity)
     while samples < most_samples and playouts + len(actions) <= most:
         hands, kitty = _sample(seen, rng, budget)
         if template is None:
@@ -273,6 +300,8 @@ def search(view: dict[str, Any], rng: random.Random, budget: Budget = DEFAULT_BU
                 values.append(equity(after[team], after[1 - team]))
             else:
                 values.append((after[team] - before[team]) - (after[1 - team] - before[1 - team]))
+        if bonus is not None:
+            values = [v + b for v, b in zip(values, bonus, strict=True)]
         for i, v in enumerate(values):
             totals[i] += v
             diff_sq[i] += (v - values[rule_i]) ** 2
@@ -293,6 +322,23 @@ def search(view: dict[str, Any], rng: random.Random, budget: Budget = DEFAULT_BU
         if mean > budget.margin * se + 1e-9 and mean > best_edge:
             best, best_edge = i, mean
     return Search(seen, actions, scores, samples, playouts, best, rule)
+
+
+def _bid_bonus(seen: Seen, actions: list[dict[str, Any]], budget: Budget, equity) -> list | None:
+    """What each action's value gains by Budget.maker_bonus and alone_bonus, in points (in
+    the chance of winning the match, at the score before the hand); None: nothing."""
+    makes = [a["type"] in ("order_up", "call") for a in actions]
+    if not (budget.maker_bonus or budget.alone_bonus) or not any(makes):
+        return None
+    unit = 1.0
+    if equity is not None:
+        team = seen.seat & 1
+        ours, theirs = seen.scores[team], seen.scores[1 - team]
+        unit = equity(ours + 1, theirs) - equity(ours, theirs)
+    return [
+        unit * (budget.maker_bonus + (budget.alone_bonus if a.get("alone") else 0.0)) * m
+        for a, m in zip(actions, makes, strict=True)
+    ]
 
 
 def _learned_alone(seen: Seen, rule: dict[str, Any]) -> dict[str, Any]:

@@ -2,17 +2,19 @@
 and Medium's rules in clear positions."""
 
 import random
+from dataclasses import replace
 
 import pytest
 
 from bots.knowledge import sample_hidden
 from bots.players import DEFAULT_LEVEL, PLAYERS, choose_action
-from bots.players.hard import Budget, make_hard, match_equity
+from bots.players.hard import Budget, _bid_odds, bid_misses, make_hard, match_equity
 from bots.players.reference import reference_player
 from games import engine as E
-from games.engine.cards import cards_of
+from games.engine.cards import cards_of, mask_of
 from games.engine.sampling import state_from_view
 from games.engine.seen import read_view
+from tests.engine.helpers import cards
 
 from .positions import new_hand, play, states_met
 
@@ -97,8 +99,10 @@ def test_a_player_cannot_see_other_hands(level):
         Budget(samples=6, playouts=30, solver=False),  # playouts, as before the solver
         Budget(samples=6, playouts=30, learned_alone=True),
         Budget(samples=6, playouts=30, play_belief=0.1),  # reads the others' plays
+        Budget(samples=6, playouts=30, belief=0.05, belief_partner=0.25),
+        Budget(samples=6, playouts=30, maker_bonus=0.3, alone_bonus=0.5),
     ],
-    ids=["playouts", "learned_alone", "reading_plays"],
+    ids=["playouts", "learned_alone", "reading_plays", "partner_read_apart", "bid_bonuses"],
 )
 def test_every_kind_of_hard_search_cannot_see_other_hands(budget):
     # The default Hard (the solver on each deal) is in test_a_player_cannot_see_other_hands:
@@ -119,6 +123,35 @@ def test_hard_with_learned_bids_orders_the_top_trumps_up_alone():
     view = E.player_view(state, 0)
     action = make_hard(Budget(samples=8, playouts=40, learned_alone=True))(view, random.Random(1))
     assert action == {"type": "order_up", "alone": True}
+
+
+def test_a_bonus_for_making_trump_or_going_alone_moves_hards_bid():
+    # Two trumps and a side ace beside the dealer: Hard passes; paid a point for making
+    # trump it orders up, and paid four more for going alone it goes alone.
+    state = new_hand(3, {0: "JH 9H AC TD 9S"}, "QH")
+    view = E.player_view(state, 0)
+    budget = Budget(samples=8, playouts=40)
+    assert make_hard(budget)(view, random.Random(1)) == {"type": "pass"}
+    paid = make_hard(replace(budget, maker_bonus=1.0))(view, random.Random(1))
+    assert paid == {"type": "order_up", "alone": False}
+    alone = make_hard(replace(budget, maker_bonus=1.0, alone_bonus=4.0))(view, random.Random(1))
+    assert alone == {"type": "order_up", "alone": True}
+
+
+def test_the_partners_bids_are_read_at_their_own_odds():
+    # West deals; North (South's partner) passes, East orders the ace of hearts up. A deal
+    # giving North both bowers is one its pass does not explain, and a deal giving East
+    # no heart one its order does not.
+    state = new_hand(1, {0: "9C TC QS 9S TD"}, "AH")
+    state.apply_action(2, E.action_from_dict({"type": "pass"}))
+    state.apply_action(3, E.action_from_dict({"type": "order_up"}))
+    seen = read_view(E.player_view(state, 0))
+    hands = [0, *(mask_of(cards(text)) for text in ("AD KC AS KS JC", "JH JD KH QH AC"))]
+    hands.append(mask_of(cards("9D TS JS QC KD")))
+    assert bid_misses(seen, hands) == [0, 0, 1, 1]
+    budget = Budget(belief=0.5, belief_partner=0.1)
+    assert _bid_odds(seen, hands, budget) == pytest.approx(0.5 * 0.1)
+    assert _bid_odds(seen, hands, Budget(belief=0.5)) == pytest.approx(0.25)
 
 
 def test_hard_gives_the_same_action_for_the_same_seed():
