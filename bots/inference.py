@@ -1,7 +1,7 @@
 """Reading the others' plays: how many of a deal's past cards the Medium rules explain.
 
 Hard weighs each sampled deal by how well it explains what the others did
-(bots/players/hard.py `_sample`). Their bids are read by `unexplained_bids`; their
+(bots/players/hard.py `_sample`). Their bids are read by `bid_misses`; their
 plays here: for each card another seat played this hand, the hand that seat held
 then (its cards in the deal plus those it played from that trick on) is given to
 the Medium rules with what that seat had seen by then (the cards played before,

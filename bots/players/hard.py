@@ -120,15 +120,11 @@ def _dealt_hand(seen: Seen, hands: list[int], s: int) -> int | None:
     return dealt
 
 
-def unexplained_bids(seen: Seen, hands: list[int]) -> int:
-    """How many of the other seats' bids the Medium rules would not have made from
-    the cards this deal gives them. Defend decisions are not weighed: Medium never
-    defends alone, so a defender's pass says nothing about its cards."""
-    return sum(bid_misses(seen, hands))
-
-
 def bid_misses(seen: Seen, hands: list[int]) -> list[int]:
-    """unexplained_bids seat by seat (the seat's own bids are never counted)."""
+    """Seat by seat, how many of the other seats' bids the Medium rules would not have
+    made from the cards this deal gives them (the seat's own are never counted). Defend
+    decisions are not weighed: Medium never defends alone, so a defender's pass says
+    nothing about its cards."""
     misses = [0, 0, 0, 0]
     round_two = 0  # position of the bid within round two
     stick = seen.options.get("stick_the_dealer", True)
@@ -327,8 +323,10 @@ def search(view: dict[str, Any], rng: random.Random, budget: Budget = DEFAULT_BU
 def _bid_bonus(seen: Seen, actions: list[dict[str, Any]], budget: Budget, equity) -> list | None:
     """What each action's value gains by Budget.maker_bonus and alone_bonus, in points (in
     the chance of winning the match, at the score before the hand); None: nothing."""
+    if not (budget.maker_bonus or budget.alone_bonus):
+        return None  # the service's budget: nothing built on a decision's way
     makes = [a["type"] in ("order_up", "call") for a in actions]
-    if not (budget.maker_bonus or budget.alone_bonus) or not any(makes):
+    if not any(makes):
         return None
     unit = 1.0
     if equity is not None:

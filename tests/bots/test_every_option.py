@@ -14,7 +14,7 @@ import pytest
 from bots.hints import recommend
 from bots.knowledge import sample_hidden
 from bots.players import PLAYERS
-from bots.players.hard import Budget, hard_player, make_hard, unexplained_bids
+from bots.players.hard import Budget, bid_misses, hard_player, make_hard
 from games import engine as E
 from games.engine.options import LONE_LEAD_CHOICES
 from games.engine.seen import bid_phases, read_view
@@ -126,7 +126,7 @@ def test_a_declined_defend_alone_is_read_as_a_defend_decision_not_a_round_two_pa
     assert seen.turned_down is None  # no round two: nothing to read a round-two pass against
     rng = random.Random(1)
     hands, _ = sample_hidden(seen, rng)
-    assert unexplained_bids(seen, hands) >= 0  # raised TypeError before the fix
+    assert min(bid_misses(seen, hands)) >= 0  # raised TypeError before the fix
     action = hard_player(view, rng, SMALL)
     assert action in view["legal_actions"]
     assert recommend(view, rng, SMALL)["action"] in view["legal_actions"]
