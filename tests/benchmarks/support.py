@@ -36,6 +36,12 @@ def run_benchmark(script: str, *args: str, timeout: float = 300) -> str:
     return result.stdout
 
 
+def server_args(database: str) -> list[str]:
+    """A benchmark that starts the service: a spare port, and a database of its own
+    (`postgres_url(database)`)."""
+    return ["--port", str(free_port()), "--database-url", postgres_url(database)]
+
+
 def postgres_url(suffix: str) -> str:
     """The test run's PostgreSQL server, a database of the benchmark's own named after the
     run's (so two runs side by side do not share it)."""

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from tests.benchmarks.support import free_port, postgres_url, run_benchmark
+from tests.benchmarks.support import run_benchmark, server_args
 
 TINY = "--bots none --clients 2 --rounds 2 --seconds 2 --warmup 0.5 --skip-post-only"
 
@@ -16,8 +16,7 @@ def test_the_api_benchmark_takes_turns_and_prints_each_round_and_the_goals():
     out = run_benchmark(
         "api.py",
         *TINY.split(),
-        *("--port", str(free_port())),
-        *("--database-url", postgres_url("api_smoke")),
+        *server_args("api_smoke"),
         timeout=180,
     )
     assert "the action and ceiling loops in turn, 2 rounds of 0.5 s warm-up + 1 s" in out, out

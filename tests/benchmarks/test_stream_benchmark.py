@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from tests.benchmarks.support import free_port, postgres_url, run_benchmark
+from tests.benchmarks.support import free_port, run_benchmark, server_args
 
 TINY = "--max-clients 20 --matches 5 --keepalive 1 --probes 1 --actions 10 --stream-clients 20"
 
@@ -15,8 +15,7 @@ def test_the_stream_benchmark_runs_and_prints_its_figures():
     out = run_benchmark(
         "stream.py",
         *TINY.split(),
-        *("--port", str(free_port())),
-        *("--database-url", postgres_url("stream_smoke")),
+        *server_args("stream_smoke"),
         timeout=120,
     )
     assert re.search(r"^\s+20\s+0\s+\d+\.\d", out, re.MULTILINE), out  # the step: 20, none failed
@@ -39,9 +38,9 @@ def test_the_stream_benchmark_with_api_load_runs_both_loads_and_prints_the_goal(
         "stream.py",
         "--with-api-load",
         *"--actions 10 --stream-clients 10 --api-clients 4 --capacity-seconds 2".split(),
-        *("--port", str(free_port()), "--stream-port", str(free_port())),
+        *server_args("stream_load_smoke"),
+        *("--stream-port", str(free_port())),
         *("--workers", "1", "--threads", "4"),
-        *("--database-url", postgres_url("stream_load_smoke")),
         timeout=180,
     )
     for words in (
