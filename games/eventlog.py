@@ -48,11 +48,16 @@ class LogError(Exception):
         return f"{where}: {self.code}: {self.message}"
 
 
+class Moved(Exception):
+    """append(at_seq=...) wrote nothing: the match is no longer at that seq."""
+
+
 def append(
     match: Match,
     new_events: list[NewEvent],
     *,
     along: Callable[[list[Event]], tuple[str, list[Any]]] | None = None,
+    at_seq: int | None = None,
 ) -> list[Event]:
     """Append events after the match's newest one (`match.seq` moves on to the last).
     The caller holds the match row lock; the unique (match, seq) constraint refuses a
@@ -60,7 +65,12 @@ def append(
 
     `along(rows)` (PostgreSQL only): called with the rows once `match.seq` has moved on,
     before anything is written; the statement it returns (SQL, parameters) goes with the
-    INSERT, as one statement (a data-modifying WITH): one round trip for both."""
+    INSERT, as one statement (a data-modifying WITH): one round trip for both.
+
+    `at_seq` (with `along`, an UPDATE of the match's row): without the row lock, write only
+    if the match is still at that seq, else write nothing and raise Moved. The UPDATE
+    (which waits for any lock on the row and then re-reads its newest version) goes first
+    and the INSERT takes its rows from it, so both happen or neither."""
     now = timezone.now()
     rows = []
     for i, e in enumerate(new_events, start=1):
@@ -83,20 +93,37 @@ def append(
         params += [match.pk, row.seq, row.type, row.seat, Jsonb(row.payload), now]
     match.seq += len(rows)
     try:
-        if along is not None:
+        if along is not None and at_seq is not None:
+            other_sql, other_params = along(rows)
+            sql = (
+                f"WITH moved AS ({other_sql} AND {_SEQ} = %s RETURNING 1) {_INSERT_EVENTS_HEAD}"
+                f" SELECT v.* FROM moved, (VALUES {_typed_values(len(rows))}) AS v"
+            )
+            params = other_params + [at_seq] + params
+        elif along is not None:
             other_sql, other_params = along(rows)
             sql, params = f"WITH appended AS ({sql}) {other_sql}", params + other_params
         with connection.cursor() as cursor:
             cursor.execute(sql, params)
+            if at_seq is not None and cursor.rowcount != len(rows):
+                raise Moved()
     except BaseException:
         match.seq -= len(rows)  # nothing was appended
         raise
     return rows
 
 
-_INSERT_EVENTS = (
-    f"INSERT INTO {Event._meta.db_table} (match_id, seq, type, seat, payload, created_at) VALUES "
+_INSERT_EVENTS_HEAD = (
+    f"INSERT INTO {Event._meta.db_table} (match_id, seq, type, seat, payload, created_at)"
 )
+_INSERT_EVENTS = f"{_INSERT_EVENTS_HEAD} VALUES "
+_SEQ = Match._meta.get_field("seq").column
+
+
+def _typed_values(count: int) -> str:
+    # Rows of a VALUES list in a FROM clause take no types from the table: name them.
+    row = "(%s::uuid, %s::integer, %s::text, %s::integer, %s::jsonb, %s::timestamptz)"
+    return ", ".join([row] * count)
 
 
 # ---------------------------------------------------------------- the one reader

@@ -47,6 +47,9 @@ MATCH_MOVE_FIELDS = (
     "turn_deadline",
     "updated_at",
 )
+# What a commit of events writes to the match's row (games.services): a move's columns,
+# and those that change only as the match starts or ends.
+COMMITTED_FIELDS = (*MATCH_MOVE_FIELDS, "status", "winner_team", "finished_at")
 
 
 class Match(models.Model):

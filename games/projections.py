@@ -31,6 +31,17 @@ def project(match: Match, events: Iterable[Event], *, rebuilding: bool = False) 
         records.match_finished(match)
 
 
+def writes_rows(events: Iterable[V.NewEvent]) -> bool:
+    """Whether projecting these events writes a row other than the match's own (a hand's,
+    a record's); the others change only fields of the match."""
+    for event in events:
+        if event.type in (V.HAND_DEALT, V.HAND_SCORED, V.HAND_THROWN_IN, V.MATCH_FINISHED):
+            return True
+        if event.type == V.BID and event.payload["action"]["type"] in ("order_up", "call"):
+            return True
+    return False
+
+
 def before_append(events: Iterable[V.NewEvent]) -> None:
     """Called before events are appended: a match about to finish waits for any other
     finishing one (records.finishing), so ratings follow the finish order."""

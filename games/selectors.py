@@ -6,6 +6,7 @@ hand, the kitty, or a deck before its hand is over.
 
 import json
 import uuid
+from collections import OrderedDict
 from datetime import datetime
 from functools import lru_cache
 from typing import Any
@@ -30,7 +31,16 @@ from games import engine as E
 from games import eventlog, events, fairness, hands, presence, replica
 from games.deal_view import seat_cards
 from games.errors import NotFound
-from games.models import Event, Match, MatchStatus, RematchOffer, RematchStatus, Seat, Visibility
+from games.models import (
+    COMMITTED_FIELDS,
+    Event,
+    Match,
+    MatchStatus,
+    RematchOffer,
+    RematchStatus,
+    Seat,
+    Visibility,
+)
 
 
 def match_for_user(*, match_id: Any, user: AbstractBaseUser) -> tuple[Match, int]:
@@ -81,6 +91,23 @@ def _match_with_seats_sql() -> tuple[str, list[Any]]:
     return sql, fields
 
 
+@lru_cache(maxsize=1)
+def _locked_sql() -> str:
+    """The read under the row lock, with one more column: the match's seq as the
+    statement's snapshot saw it, which differs from the locked row's when the lock waited
+    for a transaction that committed a change to the match."""
+    sql, _fields = _match_with_seats_sql()
+    quote = connection.ops.quote_name
+    table, pk, seq = (
+        quote(Match._meta.db_table),
+        quote(Match._meta.pk.column),
+        quote(Match._meta.get_field("seq").column),
+    )
+    head, tail = sql.split(f" FROM {table} m", 1)
+    seen = f"(SELECT snap.{seq} FROM {table} snap WHERE snap.{pk} = m.{pk})"
+    return f"{head}, {seen} FROM {table} m{tail} FOR UPDATE OF m"
+
+
 @lru_cache(maxsize=4)
 def _converters(alias: str) -> list[tuple[int, list[Any]]]:
     """The match's columns that the database's values go through converters for (the
@@ -100,21 +127,102 @@ def match_with_seats(match_id: Any, *, lock: bool = False) -> Match | None:
         match = matches.filter(pk=match_id).prefetch_related("seats__user").first()
         return match
     sql, fields = _match_with_seats_sql()
-    if lock:
-        sql += " FOR UPDATE OF m"
+    key = uuid.UUID(str(match_id))
     with connection.cursor() as cursor:
-        cursor.execute(sql, [uuid.UUID(str(match_id))])
+        cursor.execute(_locked_sql() if lock else sql, [key])
         row = cursor.fetchone()
+        if row is not None and lock and row[-1] != row[_field_index("seq")]:
+            # The lock waited for another transaction that changed the match: the row is
+            # its newest version, but the seats come from the statement's snapshot, taken
+            # before (PostgreSQL re-reads only the locked row). Read them again, now that
+            # the row is ours (a new statement sees what was committed).
+            cursor.execute(sql, [key])
+            row = (*cursor.fetchone(), None)
     if row is None:
         return None
-    values = list(row[: len(fields)])
+    row = row[:-1] if lock else row
+    values, seat_rows = list(row[: len(fields)]), row[-1]
+    seat_rows = json.loads(seat_rows) if isinstance(seat_rows, str) else seat_rows or []
+    if not lock and not connection.in_atomic_block:
+        # Read in autocommit: one statement, one snapshot of what was committed, so the
+        # row and its seats agree (a locked read may see a row newer than its seats).
+        _remember_row(values, seat_rows)
+    return _built_match(values, seat_rows)
+
+
+def _built_match(values: list[Any], seat_rows: list[dict[str, Any]]) -> Match:
+    """A Match with its seats from the values of its columns as read (before converters)."""
+    values = list(values)
     for i, converters in _converters(connection.alias):  # the fields that have any
         for convert in converters:
             values[i] = convert(values[i], None, connection)
+    _sql, fields = _match_with_seats_sql()
     match = Match.from_db(connection.alias, [f.attname for f in fields], values)
-    seat_rows = row[-1]
-    _attach_seats(match, json.loads(seat_rows) if isinstance(seat_rows, str) else seat_rows or [])
+    _attach_seats(match, seat_rows)
     return match
+
+
+# ---------------------------------------------------------------- the process's copies
+
+# The newest committed row and seats of a match this process read or wrote, for an
+# action decided without the row lock (games.services: the cached path). A copy holds for
+# its seq only: every change to a match's row or seats is made under its row lock with at
+# least one event appended, in the same transaction, so (match, seq) names one row and
+# one set of seats; the cached path writes only if the match is still at that seq.
+_ROWS_SIZE = 512
+_rows: "OrderedDict[uuid.UUID, tuple[list[Any], list[dict[str, Any]]]]" = OrderedDict()
+
+
+def _remember_row(values: list[Any], seat_rows: list[dict[str, Any]]) -> None:
+    _sql, fields = _match_with_seats_sql()
+    key = values[_field_index("id")]
+    held = _rows.get(key)
+    if held is not None and held[0][_field_index("seq")] > values[_field_index("seq")]:
+        return  # an older read, answered after a newer one was kept
+    _rows[key] = (values, seat_rows)
+    _rows.move_to_end(key)
+    while len(_rows) > _ROWS_SIZE:
+        _rows.popitem(last=False)
+
+
+def cached_match_with_seats(match_id: Any) -> Match | None:
+    """The match with its seats as this process last read or wrote them (a new object
+    each time), or None; its seq may be behind the database's."""
+    held = _rows.get(match_id if isinstance(match_id, uuid.UUID) else _uuid_or_none(match_id))
+    if held is None:
+        return None
+    match = _built_match(*held)
+    match._copied_from = held  # for remember_written
+    return match
+
+
+def remember_written(match: Match) -> None:
+    """After a write of events to a match from cached_match_with_seats, at the seq its copy
+    was at and leaving its seats as they were: the match's row as written, for the next
+    action here. Only the columns a commit of events changes are taken from `match` (none
+    of them has a converter: asserted in the tests)."""
+    held = match._copied_from
+    values = list(held[0])
+    for name in COMMITTED_FIELDS:
+        values[_field_index(name)] = getattr(match, Match._meta.get_field(name).attname)
+    _remember_row(values, held[1])
+
+
+def forget_row(match_id: Any) -> None:
+    _rows.pop(match_id, None)
+
+
+@lru_cache(maxsize=32)
+def _field_index(name: str) -> int:
+    _sql, fields = _match_with_seats_sql()
+    return next(i for i, f in enumerate(fields) if f.name == name)
+
+
+def _uuid_or_none(value: Any) -> uuid.UUID | None:
+    try:
+        return uuid.UUID(str(value))
+    except ValueError:
+        return None
 
 
 def _attach_seats(match: Match, rows: list[dict[str, Any]]) -> None:

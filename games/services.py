@@ -21,13 +21,13 @@ from django.utils import timezone
 from psycopg.types.json import Jsonb
 
 from games import engine as E
-from games import eventlog, fairness, live, projections, reviews, timers
+from games import eventlog, fairness, live, projections, reviews, selectors, timers
 from games import events as V
 from games.errors import BadInput, Conflict, NotFound, Unprocessable, from_rule_error
 from games.events import NewEvent
 from games.levels import DEFAULT_LEVEL, LEVELS
 from games.models import (
-    MATCH_MOVE_FIELDS,
+    COMMITTED_FIELDS,
     IdempotentResponse,
     Match,
     MatchStatus,
@@ -388,7 +388,13 @@ def action_submit(
 
     The match's row, locked, and its seats come in one query; with the folded state
     cached in this process for the seq just read (games.eventlog), an action is that
-    query, the events' insert, the match's update and the commit."""
+    query, the events' insert, the match's update and the commit. Most of a person's
+    actions are decided on this process's copy of the match instead (_submit_on_copy):
+    one statement, written only if the match has not moved on."""
+    if user is not None and idempotency_key is None:
+        answer = _submit_on_copy(match_id, seat_index, action, expected_seq, user)
+        if answer is not None:
+            return answer
     with transaction.atomic():
         match = locked_match(match_id, with_seats=True)
         if user is not None:
@@ -426,6 +432,52 @@ def action_submit(
         if idempotency_key is not None:
             _store_response(user, idempotency_key, match, fingerprint, seat_index, body)
     return ActionResponse(200, body)
+
+
+def _submit_on_copy(
+    match_id: Any,
+    seat_index: int | None,
+    action: dict[str, Any],
+    expected_seq: int | None,
+    user: AbstractBaseUser,
+) -> ActionResponse | None:
+    """A person's action decided on the copy of the match this process holds (its row and
+    seats as last read or written here, selectors.cached_match_with_seats, and the folded
+    state at its seq) and written in one statement that appends only if the match is still
+    at that seq (eventlog.append(at_seq=...)): no row lock, no transaction. The copy is
+    right for its seq (every change to a match's row or seats appends an event under the
+    row lock), so a write at that seq is what the locked path would have written.
+
+    None, having written nothing, whenever the copy cannot answer alone: no copy, another
+    seq expected, an answer that is an error (the locked path decides every error from
+    the database), a seat away (it comes back first), or events that write more than the
+    match's row (a bid that makes trump, a hand's end: a transaction of several statements);
+    and when the match had moved on. The locked path then runs as if this had not."""
+    if connection.vendor != "postgresql":
+        return None
+    match = selectors.cached_match_with_seats(match_id)
+    if match is None or match.status != MatchStatus.ACTIVE:
+        return None
+    seat = seat_of_user(match, user)
+    if seat is None or seat.away or (seat_index is not None and seat.index != seat_index):
+        return None
+    if expected_seq is not None and expected_seq != match.seq:
+        return None
+    folded = eventlog.load(match)
+    try:
+        parsed = E.action_from_dict(action)
+        outcomes = folded.state.apply_action(seat.index, parsed)
+    except E.RuleError:
+        return None
+    events = [_action_event(folded.state, seat.index, parsed), *V.outcomes(outcomes)]
+    if projections.writes_rows(events):
+        return None
+    try:
+        _commit_events(match, folded, events, at_seq=match.seq)
+    except eventlog.Moved:
+        selectors.forget_row(match.pk)
+        return None
+    return ActionResponse(200, player_view_get(match=match, seat=seat.index, folded=folded))
 
 
 def _apply(
@@ -592,9 +644,13 @@ def locked_match(match_id: Any, with_seats: bool = False) -> Match:
     return match
 
 
-def _commit_events(match: Match, folded: eventlog.Folded, events: list[NewEvent]) -> None:
+def _commit_events(
+    match: Match, folded: eventlog.Folded, events: list[NewEvent], at_seq: int | None = None
+) -> None:
     """Append `events` (and what follows from them: the start of the match, the next
-    deal, the reveal of a finished hand's deck), project, and schedule what comes next."""
+    deal, the reveal of a finished hand's deck), project, and schedule what comes next.
+    `at_seq`: the match is not locked; write only if it is still at that seq, else raise
+    eventlog.Moved (the events write nothing but the match's row: projections.writes_rows)."""
     state = folded.state
     events = list(events)
     abandoning = any(e.type == V.MATCH_ABANDONED for e in events)
@@ -631,8 +687,12 @@ def _commit_events(match: Match, folded: eventlog.Folded, events: list[NewEvent]
         _save_match(match)
     else:
         # The match's row is updated by the events' INSERT statement: one round trip.
-        eventlog.append(match, events, along=settled_update)
+        eventlog.append(match, events, along=settled_update, at_seq=at_seq)
     eventlog.remember_on_commit(match, folded)
+    if at_seq is not None:
+        transaction.on_commit(lambda: selectors.remember_written(match))
+    else:  # written under the lock, from seats that may be older than the row
+        transaction.on_commit(lambda: selectors.forget_row(match.pk))
     live.publish_on_commit(match)
     if any(e.type == V.MATCH_FINISHED for e in events):
         reviews.review_request_on_commit(match)  # by task name: games never imports bots
@@ -642,16 +702,11 @@ def _commit_events(match: Match, folded: eventlog.Folded, events: list[NewEvent]
         timers.schedule_timeout(match)
 
 
-# What _commit_events (and the projections it runs) change on the match's row; nothing
-# else of a match changes after it is created. A move changes only MATCH_MOVE_FIELDS.
-_COMMITTED_FIELDS = (*MATCH_MOVE_FIELDS, "status", "winner_team", "finished_at")
-
-
 def _save_match(match: Match) -> None:
     """UPDATE the match's row with what a commit of events changed, in plain SQL (Model.save
     composing its query cost more CPU than the engine's work for an action)."""
     if connection.vendor != "postgresql":  # the embedded default (SQLite)
-        match.save(update_fields=_COMMITTED_FIELDS)
+        match.save(update_fields=COMMITTED_FIELDS)
         return
     with connection.cursor() as cursor:
         cursor.execute(*_match_update(match))
@@ -660,12 +715,12 @@ def _save_match(match: Match) -> None:
 def _match_update(match: Match) -> tuple[str, list[Any]]:
     """The UPDATE of the match's row (PostgreSQL), its updated_at now."""
     match.updated_at = timezone.now()
-    return _UPDATE_MATCH, [getattr(match, f) for f in _COMMITTED_FIELDS] + [match.pk]
+    return _UPDATE_MATCH, [getattr(match, f) for f in COMMITTED_FIELDS] + [match.pk]
 
 
 _UPDATE_MATCH = "UPDATE {table} SET {columns} WHERE {pk} = %s".format(
     table=Match._meta.db_table,
-    columns=", ".join(f"{Match._meta.get_field(f).column} = %s" for f in _COMMITTED_FIELDS),
+    columns=", ".join(f"{Match._meta.get_field(f).column} = %s" for f in COMMITTED_FIELDS),
     pk=Match._meta.pk.column,
 )
 

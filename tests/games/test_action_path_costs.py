@@ -1,10 +1,13 @@
 """What the hot paths cost in round trips (issue 15): a view is the token and one read of
-the match with its seats; an action is the token, the row lock with the seats and one
-statement writing its events and the match's row; a computer's move (but Hard's, which
-searches) reads the match only under its lock; the cache (throttles, presence) is one
-Redis client per process, not a new one per command."""
+the match with its seats; a person's action, on the copy of the match this process holds
+(read by a view or written by its last action), is the token and one statement that
+writes its events and the match's row if the match is still at that seq; without a copy,
+the token, the row lock with the seats and that statement in a transaction; a
+computer's move (but Hard's, which searches) reads the match only under its lock; the
+cache (throttles, presence) is one Redis client per process, not a new one per command."""
 
 import threading
+import uuid
 
 import pytest
 from django.core.cache import caches
@@ -12,7 +15,8 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from bots.services import computer_turn_play
-from games.models import Match, Seat, SeatKind
+from games import selectors
+from games.models import COMMITTED_FIELDS, Match, Seat, SeatKind
 from tests.conftest import make_player
 from tests.games.helpers import act, four_player_match, view
 
@@ -43,12 +47,43 @@ def test_a_view_is_the_token_and_one_read_of_the_match_with_its_seats(table):
     assert "games_match" in sql[1] and "games_seat" in sql[1]  # the seats beside the match
 
 
-def test_an_action_writes_its_events_and_the_match_row_in_one_statement(table):
-    clients, match_id = table
+def _a_pass(clients, match_id) -> tuple[dict, int, dict]:
+    """The match's view, the seat to act and its pass (a bid that deals and scores nothing)."""
     body = view(clients[0], match_id)
     seat = body["view"]["turn"]
     legal = view(clients[seat], match_id)["view"]["legal_actions"]
-    bid = next(a for a in legal if a["type"] == "pass")  # deals nothing, scores nothing
+    return body, seat, next(a for a in legal if a["type"] == "pass")
+
+
+def test_an_action_on_the_copy_this_process_holds_is_the_token_and_one_statement(table):
+    clients, match_id = table
+    body, seat, bid = _a_pass(clients, match_id)  # the views leave this process a copy
+    with CaptureQueriesContext(connection) as queries:
+        response = act(clients[seat], match_id, {**bid, "expected_seq": body["seq"]})
+    assert response.status_code == 200, response.content
+    sql = _statements(queries)
+    assert len(sql) == 2, [q[:70] for q in sql]  # no BEGIN, no lock, no COMMIT
+    assert "knox_authtoken" in sql[0]
+    # The match's row is updated only where it is still at the copy's seq, and the events
+    # are inserted only from that update's row: both or neither.
+    assert sql[1].startswith("WITH moved AS (UPDATE games_match"), sql[1][:70]
+    assert f"AND seq = {body['seq']} RETURNING 1) INSERT INTO games_event" in sql[1]
+    match = Match.objects.get(pk=match_id)
+    assert match.seq == body["seq"] + 1 and match.turn_seat == (seat + 1) % 4
+    assert response.json()["seq"] == match.seq
+    # The copy moved on with the write: the next seat acts on it too, with no read.
+    nxt = response.json()["view"]["turn"]
+    with CaptureQueriesContext(connection) as queries:
+        again = act(clients[nxt], match_id, {"type": "pass", "expected_seq": match.seq})
+    assert again.status_code == 200, again.content
+    assert len(_statements(queries)) == 2
+    assert Match.objects.get(pk=match_id).seq == match.seq + 1
+
+
+def test_an_action_without_a_copy_takes_the_row_lock_with_the_seats(table):
+    clients, match_id = table
+    body, seat, bid = _a_pass(clients, match_id)
+    selectors.forget_row(uuid.UUID(match_id))  # as a process that has not read the match
     with CaptureQueriesContext(connection) as queries:
         response = act(clients[seat], match_id, {**bid, "expected_seq": body["seq"]})
     assert response.status_code == 200, response.content
@@ -61,6 +96,27 @@ def test_an_action_writes_its_events_and_the_match_row_in_one_statement(table):
     match = Match.objects.get(pk=match_id)
     assert match.seq == body["seq"] + 1 and match.turn_seat == (seat + 1) % 4
     assert response.json()["seq"] == match.seq
+
+
+def test_an_error_is_decided_under_the_lock_not_on_the_copy(table):
+    clients, match_id = table
+    body, seat, bid = _a_pass(clients, match_id)
+    other = (seat + 1) % 4  # not their turn: the copy says so, the database decides it
+    with CaptureQueriesContext(connection) as queries:
+        response = act(clients[other], match_id, {**bid, "expected_seq": body["seq"]})
+    assert response.status_code == 409 and response.json()["code"] == "not_your_turn"
+    sql = _statements(queries)
+    assert not any(q.startswith("WITH moved") for q in sql), [q[:70] for q in sql]
+    assert any("FOR UPDATE" in q for q in sql)
+    assert Match.objects.get(pk=match_id).seq == body["seq"]
+
+
+def test_a_copy_takes_from_the_written_match_only_columns_read_without_converters():
+    # remember_written puts the match's attributes where the database's values go, so
+    # none of the columns a commit writes may be one whose values need converting.
+    fields = [f.name for f in selectors._match_with_seats_sql()[1]]
+    converted = {fields[i] for i, _c in selectors._converters(connection.alias)}
+    assert converted and not converted & set(COMMITTED_FIELDS), converted
 
 
 @pytest.mark.parametrize("level", ["random", "easy", "medium"])

@@ -1,6 +1,8 @@
-"""What a process keeps between requests (the folded state of a match, games.eventlog) is
-never acted on once another process has moved the match on or changed its seats: every
-action reads the match's row and seats under the row lock, and folds whatever was
+"""What a process keeps between requests (the folded state of a match, games.eventlog; the
+match's row and seats, games.selectors) is never acted on once another process has moved
+the match on or changed its seats: an action decided on the copy is written only if the
+match is still at the copy's seq (one statement), and otherwise, as every action without
+a copy, reads the match's row and seats under the row lock and folds whatever was
 committed after the state it holds. Two real processes on the same PostgreSQL: this one
 (the test client) and a second Python process acting through the same services."""
 
@@ -10,6 +12,8 @@ import subprocess
 import sys
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from games import log_check
 from games.models import Event, Match
@@ -66,10 +70,13 @@ def test_a_process_never_acts_on_a_state_another_process_has_moved_on():
     assert Match.objects.get(pk=match_id).seq > held
 
     # The seat that just acted in the other process may not act again here (it would,
-    # on the state this process holds), and the next seat acts on the committed state.
-    again = act(clients[moved["seat"]], match_id, moved["action"])
+    # on the copy this process holds: it tries, writes nothing, and the lock decides), and
+    # the next seat acts on the committed state.
+    with CaptureQueriesContext(connection) as queries:
+        again = act(clients[moved["seat"]], match_id, moved["action"])
     assert again.status_code == 409, again.content
     assert again.json()["code"] == "not_your_turn"
+    assert _tried_the_copy_then_the_lock(queries)
     now = view(clients[0], match_id)
     assert now["seq"] == Match.objects.get(pk=match_id).seq
     nxt = now["view"]["turn"]
@@ -90,8 +97,21 @@ def test_a_seat_left_in_another_process_cannot_act_here():
     # This process has read the match and its seats (a view) before the other one changes
     # them: the person to act leaves there, and a computer player takes the seat.
     in_second_process("leave", match_id, names[turn])
-    answer = act(clients[turn], match_id, {**state["view"]["legal_actions"][0]})
+    left = Match.objects.get(pk=match_id).seq  # the leave (and the computer's move there)
+    with CaptureQueriesContext(connection) as queries:
+        answer = act(clients[turn], match_id, {**state["view"]["legal_actions"][0]})
     assert answer.status_code == 404, answer.content
+    assert _tried_the_copy_then_the_lock(queries)
+    assert Match.objects.get(pk=match_id).seq == left  # nothing written here
+
+
+def _tried_the_copy_then_the_lock(queries: CaptureQueriesContext) -> bool:
+    """The action was first written on this process's copy (and wrote nothing: the match
+    had moved on), then decided under the row lock."""
+    sql = [q["sql"] for q in queries.captured_queries]
+    tried = [i for i, q in enumerate(sql) if q.startswith("WITH moved AS (UPDATE games_match")]
+    locked = [i for i, q in enumerate(sql) if "FOR UPDATE" in q and "games_seat" in q]
+    return len(tried) == 1 and len(locked) == 1 and tried[0] < locked[0]
 
 
 @pytest.mark.django_db

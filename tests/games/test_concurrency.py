@@ -4,10 +4,13 @@ import json
 import threading
 import uuid
 
+import psycopg
 import pytest
-from django.db import connection
+from django.db import connection, transaction
 
+from games import selectors
 from games.models import Event
+from tests.bots.worker_support import test_database_url
 from tests.conftest import make_player
 from tests.games.helpers import act, four_player_match, view
 
@@ -119,3 +122,41 @@ def test_actions_on_different_matches_do_not_wait_for_each_other():
         results = race(1, act_on_second)
     assert results[0].status_code == 200
     assert act(clients[turn], first, {"type": "pass"}).status_code == 200
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_locked_read_that_waited_for_a_seat_change_sees_the_seats_as_committed():
+    """PostgreSQL's row lock, having waited for another transaction, returns the row as
+    that one committed it but reads the rest of the statement (here the seats) from the
+    snapshot taken before the wait: a person who left in that transaction would still be
+    seated. The read sees it and reads the seats again."""
+    clients = [make_player(name)[1] for name in ("s", "w", "n", "e")]
+    match_id = four_player_match(clients)
+    other = psycopg.connect(test_database_url())  # another process's transaction
+    other.execute(
+        "UPDATE games_seat SET kind = 'computer', user_id = NULL, bot_level = 'medium'"
+        " WHERE match_id = %s AND index = 2",
+        [match_id],
+    )
+    other.execute("UPDATE games_match SET seq = seq + 1 WHERE id = %s", [match_id])
+    read: dict = {}
+
+    def locked_read() -> None:
+        try:
+            with transaction.atomic():
+                match = selectors.match_with_seats(match_id, lock=True)
+                read["seq"] = match.seq
+                read["seats"] = [(s.kind, s.user_id) for s in selectors.seats_of(match)]
+        finally:
+            connection.close()
+
+    reader = threading.Thread(target=locked_read)
+    reader.start()
+    reader.join(0.5)
+    assert reader.is_alive()  # waiting for the other transaction's lock
+    before = Event.objects.filter(match_id=match_id).count()
+    other.commit()
+    other.close()
+    reader.join(10)
+    assert read["seq"] == before + 1
+    assert read["seats"][2] == ("computer", None), read["seats"]
