@@ -5,6 +5,7 @@ hand, the kitty, or a deck before its hand is over.
 """
 
 import json
+import threading
 import uuid
 from collections import OrderedDict
 from datetime import datetime
@@ -171,18 +172,19 @@ def _built_match(values: list[Any], seat_rows: list[dict[str, Any]]) -> Match:
 # one set of seats; the cached path writes only if the match is still at that seq.
 _ROWS_SIZE = 512
 _rows: "OrderedDict[uuid.UUID, tuple[list[Any], list[dict[str, Any]]]]" = OrderedDict()
+_rows_lock = threading.Lock()  # a process's threads (gthread) share the copies
 
 
 def _remember_row(values: list[Any], seat_rows: list[dict[str, Any]]) -> None:
-    _sql, fields = _match_with_seats_sql()
-    key = values[_field_index("id")]
-    held = _rows.get(key)
-    if held is not None and held[0][_field_index("seq")] > values[_field_index("seq")]:
-        return  # an older read, answered after a newer one was kept
-    _rows[key] = (values, seat_rows)
-    _rows.move_to_end(key)
-    while len(_rows) > _ROWS_SIZE:
-        _rows.popitem(last=False)
+    key, seq = values[_field_index("id")], values[_field_index("seq")]
+    with _rows_lock:
+        held = _rows.get(key)
+        if held is not None and held[0][_field_index("seq")] > seq:
+            return  # an older read, answered after a newer one was kept
+        _rows[key] = (values, seat_rows)
+        _rows.move_to_end(key)
+        while len(_rows) > _ROWS_SIZE:
+            _rows.popitem(last=False)
 
 
 def cached_match_with_seats(match_id: Any) -> Match | None:
@@ -209,7 +211,8 @@ def remember_written(match: Match) -> None:
 
 
 def forget_row(match_id: Any) -> None:
-    _rows.pop(match_id, None)
+    with _rows_lock:
+        _rows.pop(match_id, None)
 
 
 @lru_cache(maxsize=32)
