@@ -465,11 +465,9 @@ def _submit_on_copy(
         return None
     folded = eventlog.load(match)
     try:
-        parsed = E.action_from_dict(action)
-        outcomes = folded.state.apply_action(seat.index, parsed)
+        events = _action_events(folded.state, seat.index, action)
     except E.RuleError:
         return None
-    events = [_action_event(folded.state, seat.index, parsed), *V.outcomes(outcomes)]
     if projections.writes_rows(events):
         return None
     try:
@@ -490,11 +488,9 @@ def _apply(
     """Apply the seat's action (a dict, as posted) to the locked match and commit its events
     (`coming_back`: a person acting at a seat played for them comes back first)."""
     try:
-        parsed = E.action_from_dict(action)
-        outcomes = folded.state.apply_action(seat_index, parsed)
+        events = _action_events(folded.state, seat_index, action)
     except E.RuleError as exc:
         raise from_rule_error(exc, seq=match.seq) from exc
-    events = [_action_event(folded.state, seat_index, parsed), *V.outcomes(outcomes)]
     if coming_back and match.turn_seconds:
         events = _back_if_away(match, seat_index) + events  # acting is coming back
     _commit_events(match, folded, events)
@@ -745,6 +741,14 @@ def _deal(state: E.MatchState) -> NewEvent:
         # cards, and the naming brings them (_action_event).
         dealer_names_suit=state.phase == E.NAME_SUIT,
     )
+
+
+def _action_events(state: E.MatchState, seat: int, action: dict[str, Any]) -> list[NewEvent]:
+    """The seat's action (a dict, as posted) applied to `state`: the action's event and its
+    outcomes. Raises the engine's RuleError."""
+    parsed = E.action_from_dict(action)
+    outcomes = state.apply_action(seat, parsed)
+    return [_action_event(state, seat, parsed), *V.outcomes(outcomes)]
 
 
 def _action_event(state: E.MatchState, seat: int, chosen: E.Action) -> NewEvent:
