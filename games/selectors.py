@@ -72,6 +72,27 @@ _SEATS_JSON = """(
 
 @lru_cache(maxsize=1)
 def _match_with_seats_sql() -> tuple[str, list[Any]]:
+    """The read of a match with its seats, and the match's fields in its columns' order."""
+    head, tail, fields = _match_with_seats_parts()
+    return f"{head}{tail}", fields
+
+
+@lru_cache(maxsize=1)
+def _locked_sql() -> str:
+    """The same read under the row lock, with one more column: the match's seq as the
+    statement's snapshot saw it, which differs from the locked row's when the lock waited
+    for a transaction that committed a change to the match."""
+    head, tail, _fields = _match_with_seats_parts()
+    quote = connection.ops.quote_name
+    table, pk = quote(Match._meta.db_table), quote(Match._meta.pk.column)
+    seq = quote(Match._meta.get_field("seq").column)
+    seen = f"(SELECT snap.{seq} FROM {table} snap WHERE snap.{pk} = m.{pk})"
+    return f"{head}, {seen}{tail} FOR UPDATE OF m"
+
+
+@lru_cache(maxsize=1)
+def _match_with_seats_parts() -> tuple[str, str, list[Any]]:
+    """SELECT with the match's columns and its seats' JSON; FROM and WHERE; the fields."""
     User = get_user_model()
     quote = connection.ops.quote_name
     fields = list(Match._meta.concrete_fields)
@@ -85,28 +106,11 @@ def _match_with_seats_sql() -> tuple[str, list[Any]]:
         match_pk=quote(Match._meta.pk.column),
     )
     columns = ", ".join(f"m.{quote(f.column)}" for f in fields)
-    sql = (
-        f"SELECT {columns}, {seats_json} FROM {quote(Match._meta.db_table)} m"
-        f" WHERE m.{quote(Match._meta.pk.column)} = %s"
+    head = f"SELECT {columns}, {seats_json}"
+    tail = (
+        f" FROM {quote(Match._meta.db_table)} m WHERE m.{quote(Match._meta.pk.column)} = %s"
     )
-    return sql, fields
-
-
-@lru_cache(maxsize=1)
-def _locked_sql() -> str:
-    """The read under the row lock, with one more column: the match's seq as the
-    statement's snapshot saw it, which differs from the locked row's when the lock waited
-    for a transaction that committed a change to the match."""
-    sql, _fields = _match_with_seats_sql()
-    quote = connection.ops.quote_name
-    table, pk, seq = (
-        quote(Match._meta.db_table),
-        quote(Match._meta.pk.column),
-        quote(Match._meta.get_field("seq").column),
-    )
-    head, tail = sql.split(f" FROM {table} m", 1)
-    seen = f"(SELECT snap.{seq} FROM {table} snap WHERE snap.{pk} = m.{pk})"
-    return f"{head}, {seen} FROM {table} m{tail} FOR UPDATE OF m"
+    return head, tail, fields
 
 
 @lru_cache(maxsize=4)
@@ -132,16 +136,17 @@ def match_with_seats(match_id: Any, *, lock: bool = False) -> Match | None:
     with connection.cursor() as cursor:
         cursor.execute(_locked_sql() if lock else sql, [key])
         row = cursor.fetchone()
-        if row is not None and lock and row[-1] != row[_field_index("seq")]:
-            # The lock waited for another transaction that changed the match: the row is
-            # its newest version, but the seats come from the statement's snapshot, taken
-            # before (PostgreSQL re-reads only the locked row). Read them again, now that
-            # the row is ours (a new statement sees what was committed).
-            cursor.execute(sql, [key])
-            row = (*cursor.fetchone(), None)
+        if row is not None and lock:
+            *row, seen_seq = row
+            if seen_seq != row[_field_index("seq")]:
+                # The lock waited for another transaction that changed the match: the row
+                # is its newest version, but the seats come from the statement's snapshot,
+                # taken before (PostgreSQL re-reads only the locked row). Read them again,
+                # now that the row is ours (a new statement sees what was committed).
+                cursor.execute(sql, [key])
+                row = cursor.fetchone()
     if row is None:
         return None
-    row = row[:-1] if lock else row
     values, seat_rows = list(row[: len(fields)]), row[-1]
     seat_rows = json.loads(seat_rows) if isinstance(seat_rows, str) else seat_rows or []
     if not lock and not connection.in_atomic_block:
