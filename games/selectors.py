@@ -195,7 +195,7 @@ def _remember_row(values: list[Any], seat_rows: list[dict[str, Any]]) -> None:
 def cached_match_with_seats(match_id: Any) -> Match | None:
     """The match with its seats as this process last read or wrote them (a new object
     each time), or None; its seq may be behind the database's."""
-    held = _rows.get(match_id if isinstance(match_id, uuid.UUID) else _uuid_or_none(match_id))
+    held = _rows.get(_uuid_or_none(match_id))
     if held is None:
         return None
     match = _built_match(*held)
@@ -227,6 +227,8 @@ def _field_index(name: str) -> int:
 
 
 def _uuid_or_none(value: Any) -> uuid.UUID | None:
+    if isinstance(value, uuid.UUID):
+        return value
     try:
         return uuid.UUID(str(value))
     except ValueError:
@@ -293,11 +295,7 @@ def public_matches() -> QuerySet[Match]:
 
 
 def is_match_id(value: Any) -> bool:
-    try:
-        uuid.UUID(str(value))
-    except ValueError:
-        return False
-    return True
+    return _uuid_or_none(value) is not None
 
 
 def matches_for_user(*, user: AbstractBaseUser, status: str | None = None) -> QuerySet[Match]:
