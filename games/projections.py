@@ -37,9 +37,14 @@ def writes_rows(events: Iterable[V.NewEvent]) -> bool:
     for event in events:
         if event.type in (V.HAND_DEALT, V.HAND_SCORED, V.HAND_THROWN_IN, V.MATCH_FINISHED):
             return True
-        if event.type == V.BID and event.payload["action"]["type"] in ("order_up", "call"):
+        if event.type == V.BID and _makes_trump(event.payload["action"]):
             return True
     return False
+
+
+def _makes_trump(action: dict) -> bool:
+    """A bid that names trump (and so writes its hand's trump, maker and alone)."""
+    return action["type"] in ("order_up", "call")
 
 
 def before_append(events: Iterable[V.NewEvent]) -> None:
@@ -76,13 +81,12 @@ def _hand_dealt(match: Match, event: Event) -> None:
 
 def _bid(match: Match, event: Event) -> None:
     action = event.payload["action"]
-    if action["type"] == "order_up":
-        hand = match.hands.latest("number")
-        trump = _upcard_suit(match, hand)
-    elif action["type"] == "call":
-        trump = action["suit"]
-    else:
+    if not _makes_trump(action):
         return
+    if action["type"] == "order_up":
+        trump = _upcard_suit(match, match.hands.latest("number"))
+    else:
+        trump = action["suit"]
     match.hands.filter(number=match.hands.latest("number").number).update(
         trump=trump, maker=event.seat, alone=action["alone"]
     )
