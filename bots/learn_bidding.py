@@ -25,8 +25,10 @@ from . import solver as S
 from .bidding_model import DATA, FEATURES, features, model_key
 
 
-def contract_value(deck, dealer: int, maker: int, trump: int, round_: int, alone: bool):
-    """(the maker's five cards as it plays, the hand's double-dummy points for makers)."""
+def contract_state(deck, dealer: int, maker: int, trump: int, round_: int, alone: bool):
+    """An engine state at the start of the play: `deck` dealt, the seats before `maker`
+    passing, `maker` ordering up (round one) or naming `trump` (round two), the dealer
+    discarding by the Medium rules."""
     state = E.MatchState(E.Options(), first_dealer=dealer)
     state.deal(deck)
     if round_ == 2:
@@ -41,8 +43,13 @@ def contract_value(deck, dealer: int, maker: int, trump: int, round_: int, alone
             state.apply_action(dealer, E.discard(P.best_discard(hand, trump)))
     else:
         state.apply_action(maker, E.call(trump, alone))
-    hand = state.hands[maker]
-    return hand, S.solve_points(state)
+    return state
+
+
+def contract_value(deck, dealer: int, maker: int, trump: int, round_: int, alone: bool):
+    """(the maker's five cards as it plays, the hand's double-dummy points for makers)."""
+    state = contract_state(deck, dealer, maker, trump, round_, alone)
+    return state.hands[maker], S.solve_points(state)
 
 
 def solve_linear(a: list[list[float]], b: list[float]) -> list[float]:
