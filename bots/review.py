@@ -133,7 +133,7 @@ def _deal_values(
         s = state.clone()
         s.apply_action(seat, action_from_dict(a))
         if budget.solver:
-            after = _scores_after(s, list(before), gone, voids)
+            after, _gained = _scores_after(s, list(before), gone, voids)
         else:
             play_out(s, gone, voids)
             after = s.scores

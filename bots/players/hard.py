@@ -51,6 +51,7 @@ from games.engine import (
 )
 
 from .. import bidding_model as learned
+from .. import play_bias
 from .. import policy as P
 from .. import solver as S
 from ..inference import unexplained_plays
@@ -88,6 +89,10 @@ class Budget:
     # "Hard variants").
     maker_bonus: float = 0.0
     alone_bonus: float = 0.0
+    # A bid's contracts valued as they go in play, not double-dummy: the solver's points
+    # plus what bots/play_bias.py fitted the table to give over them (the solver's first
+    # lead is never a guess). Bids only; a card's candidates share one contract.
+    play_bias: bool = False
 
 
 DEFAULT_BUDGET = Budget()
@@ -273,6 +278,8 @@ def search(view: dict[str, Any], rng: random.Random, budget: Budget = DEFAULT_BU
     equity = match_equity(seen.options["target_score"]) if budget.match_aware else None
     use_solver = budget.solver
     bonus = _bid_bonus(seen, actions, budget, equity)
+    unbias = budget.play_bias and use_solver and seen.phase in ("bid1", "bid2")
+    unit = _point_unit(seen, equity)
     while samples < most_samples and playouts + len(actions) <= most:
         hands, kitty = _sample(seen, rng, budget)
         if template is None:
@@ -287,15 +294,17 @@ def search(view: dict[str, Any], rng: random.Random, budget: Budget = DEFAULT_BU
         for action in engine_actions:
             state = base.clone()
             state.apply_action(seat, action)
+            gained = 0.0  # points for our side beyond `after`'s, from play_bias
             if use_solver:
-                after = _scores_after(state, before, gone, voids)
+                after, gained = _scores_after(state, before, gone, voids, unbias, team)
             else:
                 play_out(state, gone, voids)
                 after = state.scores
             if equity is not None:
-                values.append(equity(after[team], after[1 - team]))
+                value = equity(after[team], after[1 - team])
             else:
-                values.append((after[team] - before[team]) - (after[1 - team] - before[1 - team]))
+                value = (after[team] - before[team]) - (after[1 - team] - before[1 - team])
+            values.append(value + gained * unit)
         if bonus is not None:
             values = [v + b for v, b in zip(values, bonus, strict=True)]
         for i, v in enumerate(values):
@@ -328,15 +337,21 @@ def _bid_bonus(seen: Seen, actions: list[dict[str, Any]], budget: Budget, equity
     makes = [a["type"] in ("order_up", "call") for a in actions]
     if not any(makes):
         return None
-    unit = 1.0
-    if equity is not None:
-        team = seen.seat & 1
-        ours, theirs = seen.scores[team], seen.scores[1 - team]
-        unit = equity(ours + 1, theirs) - equity(ours, theirs)
+    unit = _point_unit(seen, equity)
     return [
         unit * (budget.maker_bonus + (budget.alone_bonus if a.get("alone") else 0.0)) * m
         for a, m in zip(actions, makes, strict=True)
     ]
+
+
+def _point_unit(seen: Seen, equity) -> float:
+    """What one point more for the seat's side is worth in its decision's values: in the
+    chance of winning the match at the score before the hand (`equity`), else 1."""
+    if equity is None:
+        return 1.0
+    team = seen.seat & 1
+    ours, theirs = seen.scores[team], seen.scores[1 - team]
+    return equity(ours + 1, theirs) - equity(ours, theirs)
 
 
 def _learned_alone(seen: Seen, rule: dict[str, Any]) -> dict[str, Any]:
@@ -353,9 +368,12 @@ def _learned_alone(seen: Seen, rule: dict[str, Any]) -> dict[str, Any]:
     return wanted if wanted in seen.legal else rule
 
 
-def _scores_after(state, before: list[int], gone: int, voids: list[int]) -> list[int]:
+def _scores_after(
+    state, before: list[int], gone: int, voids: list[int], unbias: bool = False, team: int = 0
+) -> tuple[list[int], float]:
     """The scores at the end of the hand of `state` (changed in place): the bidding
-    left, if any, by the Medium rules, then the play solved double-dummy."""
+    left, if any, by the Medium rules, then the play solved double-dummy; and, with
+    `unbias`, the points bots/play_bias.py adds to the solved contract for `team`'s side."""
     while state.phase in ("bid1", "bid2", "discard", "defend"):
         state.apply_action(state.turn, policy_action(state, gone, voids, P.MEDIUM))
     after = list(before)
@@ -366,8 +384,11 @@ def _scores_after(state, before: list[int], gone: int, voids: list[int]) -> list
             after[makers] += points
         else:
             after[1 - makers] -= points
-        return after
-    return state.scores  # the hand is over (its last card, or thrown in)
+        gained = 0.0
+        if unbias and play_bias.applies(state.options):
+            gained = play_bias.bias(state, points) * (1 if makers == team else -1)
+        return after, gained
+    return state.scores, 0.0  # the hand is over (its last card, or thrown in)
 
 
 def hard_player(

@@ -101,8 +101,16 @@ def test_a_player_cannot_see_other_hands(level):
         Budget(samples=6, playouts=30, play_belief=0.1),  # reads the others' plays
         Budget(samples=6, playouts=30, belief=0.05, belief_partner=0.25),
         Budget(samples=6, playouts=30, maker_bonus=0.3, alone_bonus=0.5),
+        Budget(samples=6, playouts=30, play_bias=True),  # contracts valued as in play
     ],
-    ids=["playouts", "learned_alone", "reading_plays", "partner_read_apart", "bid_bonuses"],
+    ids=[
+        "playouts",
+        "learned_alone",
+        "reading_plays",
+        "partner_read_apart",
+        "bid_bonuses",
+        "play_bias",
+    ],
 )
 def test_every_kind_of_hard_search_cannot_see_other_hands(budget):
     # The default Hard (the solver on each deal) is in test_a_player_cannot_see_other_hands:
