@@ -191,7 +191,7 @@ def test_a_computer_turn_cut_off_by_a_database_error_is_retried_not_left_for_the
     sweep running (before, the move waited for the sweep, 16 s and more)."""
     settings.COMPUTER_MOVE_DELAY = 1  # west's turn is queued with a 1 s countdown
     worker = Worker(real_broker, COMPUTER_MOVE_DELAY="1").start()
-    locker = psycopg.connect(worker_support.test_database_url(), autocommit=False)
+    locker = psycopg.connect(worker_support.database_url_for_tests(), autocommit=False)
     try:
         alice = person("alice")
         match = services.match_create(

@@ -30,7 +30,7 @@ def _kill_leftover_workers() -> None:
         worker.kill()
 
 
-def test_database_url() -> str:
+def database_url_for_tests() -> str:
     s = connection.settings_dict
     auth = s["USER"] + (f":{s['PASSWORD']}" if s["PASSWORD"] else "")
     return f"postgres://{auth}@{s['HOST'] or '127.0.0.1'}:{s['PORT'] or 5432}/{s['NAME']}"
@@ -44,7 +44,7 @@ class Worker:
         self.log_path = ARTIFACTS / f"worker-{uuid.uuid4().hex[:8]}.log"
         self.env = {
             **os.environ,
-            "DATABASE_URL": test_database_url(),
+            "DATABASE_URL": database_url_for_tests(),
             "CELERY_BROKER_URL": broker_url,
             "CELERY_TASK_ALWAYS_EAGER": "0",
             "CELERY_TASK_DEFAULT_QUEUE": QUEUE,

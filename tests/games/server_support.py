@@ -15,7 +15,7 @@ from typing import Any
 import requests
 
 from euchre_service.uvicorn_errors import PROTOCOL as UVICORN_PROTOCOL
-from tests.bots.worker_support import ARTIFACTS, ROOT, test_database_url
+from tests.bots.worker_support import ARTIFACTS, ROOT, database_url_for_tests
 
 
 def free_port() -> int:
@@ -36,7 +36,7 @@ class ApiServer:
         self.log_path = ARTIFACTS / f"api-{uuid.uuid4().hex[:8]}.log"
         self.env = {
             **os.environ,
-            "DATABASE_URL": test_database_url(),
+            "DATABASE_URL": database_url_for_tests(),
             "CELERY_TASK_ALWAYS_EAGER": "1",
             "THROTTLE_ACTIONS": "100000/min",
             "THROTTLE_AUTH": "100000/min",

@@ -44,7 +44,7 @@ else:
 
 
 def in_second_process(what: str, match_id: str, username: str) -> dict:
-    database = worker_support.test_database_url()
+    database = worker_support.database_url_for_tests()
     env = {**os.environ, "DATABASE_URL": database, "CELERY_TASK_ALWAYS_EAGER": "1"}
     done = subprocess.run(
         [sys.executable, "-c", SECOND_PROCESS, what, match_id, username],

@@ -10,7 +10,7 @@ from django.db import connection, transaction
 
 from games import selectors
 from games.models import Event
-from tests.bots.worker_support import test_database_url
+from tests.bots.worker_support import database_url_for_tests
 from tests.conftest import make_player
 from tests.games.helpers import act, four_player_match, view
 
@@ -132,7 +132,7 @@ def test_a_locked_read_that_waited_for_a_seat_change_sees_the_seats_as_committed
     seated. The read sees it and reads the seats again."""
     clients = [make_player(name)[1] for name in ("s", "w", "n", "e")]
     match_id = four_player_match(clients)
-    other = psycopg.connect(test_database_url())  # another process's transaction
+    other = psycopg.connect(database_url_for_tests())  # another process's transaction
     other.execute(
         "UPDATE games_seat SET kind = 'computer', user_id = NULL, bot_level = 'medium'"
         " WHERE match_id = %s AND index = 2",

@@ -74,7 +74,7 @@ def test_in_process_the_end_of_a_match_builds_its_review_in_a_process_of_its_own
     own builds it, not the server's thread that answered the last action."""
     settings.TURN_TIMER_THREADS = True
     # The child process uses our (test) database.
-    monkeypatch.setenv("DATABASE_URL", worker_support.test_database_url())
+    monkeypatch.setenv("DATABASE_URL", worker_support.database_url_for_tests())
     monkeypatch.setenv("REVIEW_SAMPLES", "4")
     _user, alice = player
     match_id = finished_match(alice)

@@ -18,7 +18,7 @@ from django.conf import settings
 from django.core.management import call_command
 
 from benchmarks._server import Stack
-from tests.bots.worker_support import ARTIFACTS, QUEUE, REVIEW_QUEUE, test_database_url
+from tests.bots.worker_support import ARTIFACTS, QUEUE, REVIEW_QUEUE, database_url_for_tests
 from tests.games.server_support import free_port
 
 
@@ -30,7 +30,7 @@ def _redis_parts(url: str) -> tuple[str, int]:
 @pytest.fixture(scope="module")
 def stack(django_db_setup, django_db_blocker):
     with django_db_blocker.unblock():
-        database_url = test_database_url()
+        database_url = database_url_for_tests()
     redis, broker_db = _redis_parts(settings.CELERY_BROKER_URL)
     _same, cache_db = _redis_parts(settings.REDIS_URL or settings.CELERY_BROKER_URL)
     log_dir = ARTIFACTS / f"hostile-{uuid.uuid4().hex[:8]}"
