@@ -52,6 +52,27 @@ def contract_value(deck, dealer: int, maker: int, trump: int, round_: int, alone
     return state.hands[maker], S.solve_points(state)
 
 
+def fit_models(
+    rows: dict[str, list[tuple[list[float], float]]],
+) -> tuple[dict[str, list[float]], dict[str, float]]:
+    """A ridge fit for each model key of `rows`: (its rounded weights, its mean squared
+    error), as the data files hold them."""
+    models, errors = {}, {}
+    for key, data in sorted(rows.items()):
+        w, mse = fit(data)
+        models[key] = [round(v, 5) for v in w]
+        errors[key] = round(mse, 4)
+    return models, errors
+
+
+def write_data(out: dict, path: str, start: float) -> None:
+    """Write a fitted data file as the repository keeps it, and say how long it took."""
+    with open(path, "w") as f:
+        json.dump(out, f, indent=1)
+        f.write("\n")
+    print(f"wrote {path} ({time.perf_counter() - start:.0f} s)")
+
+
 def solve_linear(a: list[list[float]], b: list[float]) -> list[float]:
     """Gaussian elimination with partial pivoting."""
     n = len(b)
@@ -114,11 +135,7 @@ def main() -> None:
                     rows.setdefault(model_key(2, position, alone), []).append((x, points))
         if (i + 1) % 500 == 0:
             print(f"  {i + 1} deals, {time.perf_counter() - start:.0f} s", flush=True)
-    models, errors = {}, {}
-    for key, data in sorted(rows.items()):
-        w, mse = fit(data)
-        models[key] = [round(v, 5) for v in w]
-        errors[key] = round(mse, 4)
+    models, errors = fit_models(rows)
     out = {
         "made_by": "python -m bots.learn_bidding",
         "deals": args.deals,
@@ -127,10 +144,7 @@ def main() -> None:
         "models": models,
         "mean_squared_error": errors,
     }
-    with open(args.out, "w") as f:
-        json.dump(out, f, indent=1)
-        f.write("\n")
-    print(f"wrote {args.out} ({time.perf_counter() - start:.0f} s)")
+    write_data(out, args.out, start)
 
 
 if __name__ == "__main__":

@@ -17,7 +17,6 @@ contracts on one core of this machine.
 """
 
 import argparse
-import json
 import multiprocessing
 import random
 import time
@@ -25,7 +24,7 @@ import time
 from games import engine as E
 
 from . import solver as S
-from .learn_bidding import contract_state, fit
+from .learn_bidding import contract_state, fit_models, write_data
 from .play_bias import DATA, FEATURES, contract_key, features
 from .players.reference import reference_player
 
@@ -79,12 +78,11 @@ def learn(contracts: int, seed: int, workers: int = 1) -> dict:
     by_key: dict[str, list[tuple[list[float], float]]] = {}
     for key, x, y in rows:
         by_key.setdefault(key, []).append((x, y))
-    models, errors, uncorrected = {}, {}, {}
-    for key, data in sorted(by_key.items()):
-        w, mse = fit(data)
-        models[key] = [round(v, 5) for v in w]
-        errors[key] = round(mse, 4)
-        uncorrected[key] = round(sum(y * y for _x, y in data) / len(data), 4)
+    models, errors = fit_models(by_key)
+    uncorrected = {  # the error of taking the solver's value as it is
+        key: round(sum(y * y for _x, y in data) / len(data), 4)
+        for key, data in sorted(by_key.items())
+    }
     return {
         "made_by": "python -m bots.learn_play_bias",
         "contracts": len(rows),
@@ -105,10 +103,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     start = time.perf_counter()
     out = learn(args.contracts, args.seed, args.workers)
-    with open(args.out, "w") as f:
-        json.dump(out, f, indent=1)
-        f.write("\n")
-    print(f"wrote {args.out} ({time.perf_counter() - start:.0f} s)")
+    write_data(out, args.out, start)
 
 
 if __name__ == "__main__":

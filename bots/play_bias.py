@@ -30,6 +30,7 @@ from typing import Any
 from games.engine import MatchState, Options
 
 from .bidding_model import features as hand_features
+from .bidding_model import model_key
 
 DATA = Path(__file__).with_name("data") / "play_bias.json"
 FEATURES = (
@@ -44,10 +45,6 @@ FEATURES = (
 )
 _TRUMPS = slice(1, 8)  # right bower .. nine in bidding_model.features
 _SIDE_ACES = 8
-
-
-def model_key(round_: int, position: int, alone: bool) -> str:
-    return f"r{round_}:p{position}:{'alone' if alone else 'team'}"
 
 
 def contract_key(state: MatchState) -> str:
