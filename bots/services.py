@@ -50,10 +50,11 @@ def computer_turn_play(*, match_id: Any, expected_seq: int) -> bool:
     Returns whether a move was applied; a stale or duplicated task does nothing. A
     match at which no person sits any more is abandoned instead of played.
 
-    Every level but Hard chooses in well under a millisecond: under the match's row
-    lock (games.services.computer_move: one read of the match, not a read and then the
-    lock). Hard searches for a second or more, so it chooses from a read without the lock,
-    and its move is submitted with `expected_seq` (refused if the match moved meanwhile)."""
+    Every level but Hard chooses in well under a millisecond: at once, on this process's
+    copy of the match or under its row lock (games.services.computer_move: one statement
+    on the copy, else one read of the match, the lock). Hard searches for a second or
+    more, so it chooses from a read without the lock, and its move is submitted with
+    `expected_seq` (refused if the match moved meanwhile)."""
     rng = random.Random(f"{match_id}:{expected_seq}")
 
     def at_once(seat: Any, state: E.MatchState) -> dict | None:

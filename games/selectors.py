@@ -153,7 +153,13 @@ def match_with_seats(match_id: Any, *, lock: bool = False) -> Match | None:
         # Read in autocommit: one statement, one snapshot of what was committed, so the
         # row and its seats agree (a locked read may see a row newer than its seats).
         _remember_row(values, seat_rows)
-    return _built_match(values, seat_rows)
+    match = _built_match(values, seat_rows)
+    if lock:
+        # The row and seats as of the lock (read again above if the lock waited): with the
+        # row as this transaction writes it, the copy once it commits (remember_written),
+        # if the caller changes no seat.
+        match._copied_from = (values, seat_rows)
+    return match
 
 
 def _built_match(values: list[Any], seat_rows: list[dict[str, Any]]) -> Match:
@@ -203,11 +209,17 @@ def cached_match_with_seats(match_id: Any) -> Match | None:
     return match
 
 
+def copied(match: Match) -> bool:
+    """Whether `match` came from a copy (cached_match_with_seats) or a locked read
+    (match_with_seats(lock=True)): what remember_written takes its other columns from."""
+    return getattr(match, "_copied_from", None) is not None
+
+
 def remember_written(match: Match) -> None:
     """After a write of events to a match from cached_match_with_seats, at the seq its copy
-    was at and leaving its seats as they were: the match's row as written, for the next
-    action here. Only the columns a commit of events changes are taken from `match` (none
-    of them has a converter: asserted in the tests)."""
+    was at, or from a locked read, and leaving its seats as they were: the match's row as
+    written, for the next action here. Only the columns a commit of events changes are
+    taken from `match` (none of them has a converter: asserted in the tests)."""
     held = match._copied_from
     values = list(held[0])
     for name in COMMITTED_FIELDS:

@@ -464,18 +464,31 @@ def _submit_on_copy(
     if expected_seq is not None and expected_seq != match.seq:
         return None
     folded = eventlog.load(match)
+    if not _written_on_copy(match, folded, seat.index, action):
+        return None
+    return ActionResponse(200, player_view_get(match=match, seat=seat.index, folded=folded))
+
+
+def _written_on_copy(
+    match: Match, folded: eventlog.Folded, seat_index: int, action: dict[str, Any]
+) -> bool:
+    """The seat's action applied to the copy `match` (from cached_match_with_seats) and its
+    events written if the match is still at the copy's seq. False, having written nothing,
+    when the copy cannot answer alone: the action is refused (the locked path decides every
+    error from the database), its events write more than the match's row, or the match has
+    moved on. `folded.state` is changed either way."""
     try:
-        events = _action_events(folded.state, seat.index, action)
+        events = _action_events(folded.state, seat_index, action)
     except E.RuleError:
-        return None
+        return False
     if projections.writes_rows(events):
-        return None
+        return False
     try:
         _commit_events(match, folded, events, at_seq=match.seq)
     except eventlog.Moved:
         selectors.forget_row(match.pk)
-        return None
-    return ActionResponse(200, player_view_get(match=match, seat=seat.index, folded=folded))
+        return False
+    return True
 
 
 def _apply(
@@ -491,9 +504,10 @@ def _apply(
         events = _action_events(folded.state, seat_index, action)
     except E.RuleError as exc:
         raise from_rule_error(exc, seq=match.seq) from exc
-    if coming_back and match.turn_seconds:
-        events = _back_if_away(match, seat_index) + events  # acting is coming back
-    _commit_events(match, folded, events)
+    back = _back_if_away(match, seat_index) if coming_back and match.turn_seconds else []
+    # Coming back changes the seat: else the seats are as read under the lock, and the
+    # row as written with them is this process's copy for the next action.
+    _commit_events(match, folded, back + events, keep_copy=not back)
 
 
 # What computer_move did.
@@ -506,31 +520,65 @@ def computer_move(
     expected_seq: int,
     choose: Callable[[Seat, E.MatchState], dict[str, Any] | None],
 ) -> str:
-    """A computer seat's move chosen under the match's row lock, for players that choose
-    at once (Medium in a tenth of a millisecond): one read of the match, the lock, instead
-    of a read before it and the lock again. `choose(seat, state)` answers the seat's
-    action, or None for a player that searches (Hard: seconds) and must not hold the
-    lock: NOT_CHOSEN, nothing done. NOT_MOVED: the match is not at `expected_seq` (a stale
-    or repeated task), or not active, or no computer is to act. NOBODY_SEATED: no person
-    sits at the match any more (the caller abandons it)."""
+    """A computer seat's move chosen at once, for players that choose at once (Medium in a
+    tenth of a millisecond). `choose(seat, state)` answers the seat's action, or None for a
+    player that searches (Hard: seconds) and must not hold the lock: NOT_CHOSEN, nothing
+    done. NOT_MOVED: the match is not at `expected_seq` (a stale or repeated task), or not
+    active, or no computer is to act. NOBODY_SEATED: no person sits at the match any more
+    (the caller abandons it).
+
+    Decided first on this process's copy of the match, as a person's action is
+    (_submit_on_copy): in the API process (eager) the copy is the one the move before
+    wrote, and the move is one statement. Otherwise, and whenever the copy cannot answer
+    alone, under the match's row lock: one read of the match, the lock."""
     if not is_match_id(match_id):
         return NOT_MOVED
+    chosen, chosen_for = None, None
+    match = selectors.cached_match_with_seats(match_id)
+    if connection.vendor == "postgresql" and _at(match, expected_seq):
+        to_act = _computer_to_act(match)
+        if not isinstance(to_act, str):  # else the locked path says so, from the database
+            folded, seat = to_act
+            chosen, chosen_for = choose(seat, folded.state), seat.index
+            if chosen is None:
+                return NOT_CHOSEN
+            if _written_on_copy(match, folded, seat.index, chosen):
+                return MOVED
     with transaction.atomic():
         match = match_with_seats(match_id, lock=True)
-        if match is None or match.seq != expected_seq or match.status != MatchStatus.ACTIVE:
+        if not _at(match, expected_seq):
             return NOT_MOVED
-        seats = seats_of(match)
-        if not any(s.kind == SeatKind.HUMAN for s in seats):
-            return NOBODY_SEATED
-        folded = eventlog.load(match)
-        seat = next((s for s in seats if s.index == folded.state.turn), None)
-        if seat is None or not plays_for_computer(seat):
-            return NOT_MOVED
-        action = choose(seat, folded.state)
+        to_act = _computer_to_act(match)
+        if isinstance(to_act, str):
+            return to_act
+        folded, seat = to_act
+        # At expected_seq, as the copy was: the same state, so the copy's choice stands
+        # (chosen once: a level drawing from its random generator would draw again).
+        if chosen is not None and chosen_for == seat.index:
+            action = chosen
+        else:
+            action = choose(seat, folded.state)
         if action is None:
             return NOT_CHOSEN
         _apply(match, folded, seat.index, action, coming_back=False)
     return MOVED
+
+
+def _at(match: Match | None, expected_seq: int) -> bool:
+    return match is not None and match.seq == expected_seq and match.status == MatchStatus.ACTIVE
+
+
+def _computer_to_act(match: Match) -> tuple[eventlog.Folded, Seat] | str:
+    """The match's folded state and the computer seat to act, or why there is none:
+    NOBODY_SEATED (no person left at the match) or NOT_MOVED (a person is to act)."""
+    seats = seats_of(match)
+    if not any(s.kind == SeatKind.HUMAN for s in seats):
+        return NOBODY_SEATED
+    folded = eventlog.load(match)
+    seat = next((s for s in seats if s.index == folded.state.turn), None)
+    if seat is None or not plays_for_computer(seat):
+        return NOT_MOVED
+    return folded, seat
 
 
 # ---------------------------------------------------------------- idempotent responses
@@ -641,12 +689,19 @@ def locked_match(match_id: Any, with_seats: bool = False) -> Match:
 
 
 def _commit_events(
-    match: Match, folded: eventlog.Folded, events: list[NewEvent], at_seq: int | None = None
+    match: Match,
+    folded: eventlog.Folded,
+    events: list[NewEvent],
+    at_seq: int | None = None,
+    keep_copy: bool = False,
 ) -> None:
     """Append `events` (and what follows from them: the start of the match, the next
     deal, the reveal of a finished hand's deck), project, and schedule what comes next.
     `at_seq`: the match is not locked; write only if it is still at that seq, else raise
-    eventlog.Moved (the events write nothing but the match's row: projections.writes_rows)."""
+    eventlog.Moved (the events write nothing but the match's row: projections.writes_rows).
+    `keep_copy`: the match was read under its row lock (match_with_seats) and nothing in
+    this transaction changed its seats, so once committed, the row as written and the
+    seats as read are the match at its new seq: this process's copy of it."""
     state = folded.state
     events = list(events)
     abandoning = any(e.type == V.MATCH_ABANDONED for e in events)
@@ -685,9 +740,9 @@ def _commit_events(
         # The match's row is updated by the events' INSERT statement: one round trip.
         eventlog.append(match, events, along=settled_update, at_seq=at_seq)
     eventlog.remember_on_commit(match, folded)
-    if at_seq is not None:
+    if at_seq is not None or (keep_copy and selectors.copied(match)):
         transaction.on_commit(lambda: selectors.remember_written(match))
-    else:  # written under the lock, from seats that may be older than the row
+    else:  # seats changed here, or not read with the row
         transaction.on_commit(lambda: selectors.forget_row(match.pk))
     live.publish_on_commit(match)
     if any(e.type == V.MATCH_FINISHED for e in events):

@@ -31,6 +31,20 @@ def act(client, match_id: str, action: dict[str, Any], **headers) -> Any:
     return client.post(f"/api/v1/matches/{match_id}/actions", action, format="json", **headers)
 
 
+def to_the_first_card(clients, match_id: str) -> dict[str, Any]:
+    """The first seat to bid orders up (not alone), the dealer discards, nobody defends
+    alone; the view once the first card is to be played."""
+    body = view(clients[0], match_id)
+    while body["view"]["phase"] != "play":
+        seat = body["view"]["turn"]
+        legal = view(clients[seat], match_id)["view"]["legal_actions"]
+        wanted = [a for a in legal if a == {"type": "order_up", "alone": False}]
+        wanted += [a for a in legal if a["type"] == "pass"] + legal
+        assert act(clients[seat], match_id, wanted[0]).status_code == 200
+        body = view(clients[0], match_id)
+    return body
+
+
 def play_to_the_end(client, match_id: str, max_actions: int = 3000) -> dict[str, Any]:
     """The client's seat plays its first legal action whenever it is its turn."""
     body = view(client, match_id)

@@ -3,8 +3,9 @@ the match with its seats; a person's action, on the copy of the match this proce
 (read by a view or written by its last action), is the token and one statement that
 writes its events and the match's row if the match is still at that seq; without a copy,
 the token, the row lock with the seats and that statement in a transaction; a
-computer's move (but Hard's, which searches) reads the match only under its lock; the
-cache (throttles, presence) is one Redis client per process, not a new one per command."""
+computer's move (but Hard's, which searches) is that one statement on the copy, else reads
+the match only under its lock; the cache (throttles, presence) is one Redis client per
+process, not a new one per command."""
 
 import threading
 import uuid
@@ -16,17 +17,15 @@ from django.test.utils import CaptureQueriesContext
 
 from bots.services import computer_turn_play
 from games import selectors
-from games.models import COMMITTED_FIELDS, Match, Seat, SeatKind
+from games.models import COMMITTED_FIELDS, Event, Match, Seat, SeatKind
 from tests.conftest import make_player
-from tests.games.helpers import act, four_player_match, view
+from tests.games.helpers import act, four_player_match, to_the_first_card, view
 
 
 def _statements(queries: CaptureQueriesContext, *, hands: bool = True) -> list[str]:
     """The statements sent, BEGIN and COMMIT included (`hands=False`: but the hand rows'
     projection, which a bid naming trump updates)."""
-    return [
-        q["sql"] for q in queries.captured_queries if hands or '"games_hand"' not in q["sql"]
-    ]
+    return [q["sql"] for q in queries.captured_queries if hands or '"games_hand"' not in q["sql"]]
 
 
 @pytest.fixture
@@ -139,6 +138,31 @@ def test_a_computer_move_that_chooses_at_once_reads_the_match_only_under_its_loc
     # The task run again (a duplicate delivery) finds the match moved on: nothing happens.
     assert not computer_turn_play(match_id=str(match.pk), expected_seq=match.seq)
     assert Match.objects.get(pk=match_id).seq == match.seq + 1
+
+
+@pytest.mark.parametrize("level", ["random", "easy", "medium"])
+def test_a_computer_move_on_the_copy_this_process_holds_is_one_statement(table, level):
+    clients, match_id = table
+    body = to_the_first_card(clients, match_id)
+    match = Match.objects.get(pk=match_id)
+    Seat.objects.filter(match=match, index=match.turn_seat).update(
+        kind=SeatKind.COMPUTER, bot_level=level, user=None
+    )
+    view(clients[(match.turn_seat + 1) % 4], match_id)  # this process's copy: the seat as now
+    with CaptureQueriesContext(connection) as queries:
+        assert computer_turn_play(match_id=str(match.pk), expected_seq=match.seq)
+    sql = _statements(queries)
+    # A card that ends no hand writes the match's row only: no BEGIN, no lock, no COMMIT.
+    assert len(sql) == 1, [q[:70] for q in sql]
+    assert sql[0].startswith("WITH moved AS (UPDATE games_match"), sql[0][:70]
+    assert Match.objects.get(pk=match_id).seq == body["seq"] + 1
+    last = Event.objects.filter(match_id=match_id).order_by("-seq").first()
+    assert last.type == "card_played" and last.seat == match.turn_seat
+    # The task run again (a duplicate delivery): the copy has moved on, the lock says so.
+    with CaptureQueriesContext(connection) as queries:
+        assert not computer_turn_play(match_id=str(match.pk), expected_seq=match.seq)
+    assert not any(q.startswith(("INSERT", "UPDATE", "WITH")) for q in _statements(queries))
+    assert Match.objects.get(pk=match_id).seq == body["seq"] + 1
 
 
 def test_a_searching_computer_chooses_without_holding_the_lock(table, settings):

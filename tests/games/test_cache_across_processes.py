@@ -15,12 +15,13 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from bots.services import computer_turn_play
 from games import log_check
-from games.models import Event, Match
+from games.models import Event, Match, Seat, SeatKind
 from tests.bots import worker_support
 from tests.bots.worker_support import ROOT
 from tests.conftest import make_player
-from tests.games.helpers import act, four_player_match, view
+from tests.games.helpers import act, four_player_match, to_the_first_card, view
 
 SECOND_PROCESS = """
 import json, sys, django
@@ -30,6 +31,10 @@ from games import eventlog, services
 from games import engine as E
 from games.models import Event, Match
 what, match_id, username = sys.argv[1:4]
+if what == "computer":  # the computer's move at seq `username`, as a worker plays it
+    from bots.services import computer_turn_play
+    print(json.dumps({"moved": computer_turn_play(match_id=match_id, expected_seq=int(username))}))
+    sys.exit(0)
 user = get_user_model().objects.get(username=username)
 if what == "act":
     match = Match.objects.get(pk=match_id)
@@ -103,6 +108,33 @@ def test_a_seat_left_in_another_process_cannot_act_here():
     assert answer.status_code == 404, answer.content
     assert _tried_the_copy_then_the_lock(queries)
     assert Match.objects.get(pk=match_id).seq == left  # nothing written here
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_computer_move_another_process_made_is_not_made_again_from_the_copy():
+    names = ("s", "w", "n", "e")
+    clients = [make_player(name)[1] for name in names]
+    match_id = four_player_match(clients)
+    to_the_first_card(clients, match_id)  # a card that ends no hand: a move of one statement
+    match = Match.objects.get(pk=match_id)
+    turn, seq = match.turn_seat, match.seq
+    # The seat to act is a computer's (as after its person left, without the event: only
+    # the two moves are looked at), and this process reads the match so: its copy.
+    Seat.objects.filter(match=match, index=turn).update(
+        kind=SeatKind.COMPUTER, bot_level="medium", user=None
+    )
+    view(clients[(turn + 1) % 4], match_id)
+    # A worker makes the computer's move; then the same task reaches this process (a
+    # duplicate delivery, or the API process's own run): it tries its copy, still at
+    # `seq`, writes nothing, and the lock finds the match moved on.
+    assert in_second_process("computer", match_id, str(seq)) == {"moved": True}
+    moved = Match.objects.get(pk=match_id).seq
+    with CaptureQueriesContext(connection) as queries:
+        assert not computer_turn_play(match_id=match_id, expected_seq=seq)
+    assert _tried_the_copy_then_the_lock(queries)
+    assert Match.objects.get(pk=match_id).seq == moved
+    assert Event.objects.filter(match_id=match_id, seq=seq + 1, seat=turn).count() == 1
+    log_check.check_events(list(Event.objects.filter(match_id=match_id).order_by("seq")))
 
 
 def _tried_the_copy_then_the_lock(queries: CaptureQueriesContext) -> bool:
