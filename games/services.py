@@ -534,8 +534,10 @@ def computer_move(
     if not is_match_id(match_id):
         return NOT_MOVED
     chosen, chosen_for = None, None
-    match = selectors.cached_match_with_seats(match_id)
-    if connection.vendor == "postgresql" and _at(match, expected_seq):
+    match = None
+    if connection.vendor == "postgresql":  # the embedded default keeps no copies
+        match = selectors.cached_match_with_seats(match_id)
+    if _at(match, expected_seq):
         to_act = _computer_to_act(match)
         if not isinstance(to_act, str):  # else the locked path says so, from the database
             folded, seat = to_act
