@@ -55,8 +55,14 @@ def test_the_api_keeps_to_its_schema(case, signed_in_with_a_match):
     token, match_id = signed_in_with_a_match
     if "match_id" in (case.path_parameters or {}):
         case.path_parameters["match_id"] = match_id
+    # Changed on the case itself, not passed to the call: schemathesis then checks again
+    # whether a case made to break the schema still does (a missing Authorization header
+    # given back here, or a query parameter the transport drops: requests sends nothing
+    # for a None or an empty list, so a case whose only fault was that parameter is valid).
+    case.headers["Authorization"] = f"Token {token}"
+    for name in [k for k, v in (case.query or {}).items() if v is None or v == []]:
+        del case.query[name]
     case.call_and_validate(
-        headers={"Authorization": f"Token {token}"},
         checks=[
             checks.not_a_server_error,
             checks.status_code_conformance,
