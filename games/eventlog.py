@@ -56,21 +56,23 @@ def append(
     match: Match,
     new_events: list[NewEvent],
     *,
-    along: Callable[[list[Event]], tuple[str, list[Any]]] | None = None,
+    along: Callable[[list[Event], str | None], list[tuple[str, list[Any]]]] | None = None,
     at_seq: int | None = None,
 ) -> list[Event]:
     """Append events after the match's newest one (`match.seq` moves on to the last).
     The caller holds the match row lock; the unique (match, seq) constraint refuses a
     second writer all the same.
 
-    `along(rows)` (PostgreSQL only): called with the rows once `match.seq` has moved on,
-    before anything is written; the statement it returns (SQL, parameters) goes with the
-    INSERT, as one statement (a data-modifying WITH): one round trip for both.
+    `along(rows, gate)` (PostgreSQL only): called with the rows once `match.seq` has moved
+    on, before anything is written; the statements it returns (SQL, parameters: the
+    match's UPDATE first, then any others, such as its hands' rows) go with the INSERT, as
+    one statement (data-modifying WITHs): one round trip for all.
 
-    `at_seq` (with `along`, an UPDATE of the match's row): without the row lock, write only
-    if the match is still at that seq, else write nothing and raise Moved. The UPDATE
-    (which waits for any lock on the row and then re-reads its newest version) goes first
-    and the INSERT takes its rows from it, so both happen or neither."""
+    `at_seq` (with `along`): without the row lock, write only if the match is still at that
+    seq, else write nothing and raise Moved. The match's UPDATE (which waits for any lock on
+    the row and then re-reads its newest version) goes first, named `gate`, and the INSERT
+    takes its rows from it; the other statements must write only FROM `gate` too, so that
+    all happen or none."""
     now = timezone.now()
     rows = []
     for i, e in enumerate(new_events, start=1):
@@ -94,15 +96,19 @@ def append(
     match.seq += len(rows)
     try:
         if along is not None and at_seq is not None:
-            other_sql, other_params = along(rows)
+            (update_sql, update_params), *others = along(rows, _GATE)
+            withs, with_params = _withs(others)
             sql = (
-                f"WITH moved AS ({other_sql} AND {_SEQ} = %s RETURNING 1) {_INSERT_EVENTS_HEAD}"
-                f" SELECT v.* FROM moved, (VALUES {_typed_values(len(rows))}) AS v"
+                f"WITH {_GATE} AS ({update_sql} AND {_SEQ} = %s RETURNING 1){withs}"
+                f" {_INSERT_EVENTS_HEAD}"
+                f" SELECT v.* FROM {_GATE}, (VALUES {_typed_values(len(rows))}) AS v"
             )
-            params = other_params + [at_seq] + params
+            params = update_params + [at_seq] + with_params + params
         elif along is not None:
-            other_sql, other_params = along(rows)
-            sql, params = f"WITH appended AS ({sql}) {other_sql}", params + other_params
+            (update_sql, update_params), *others = along(rows, None)
+            withs, with_params = _withs(others)
+            sql = f"WITH appended AS ({sql}){withs} {update_sql}"
+            params = params + with_params + update_params
         with connection.cursor() as cursor:
             cursor.execute(sql, params)
             if at_seq is not None and cursor.rowcount != len(rows):
@@ -118,6 +124,18 @@ _INSERT_EVENTS_HEAD = (
 )
 _INSERT_EVENTS = f"{_INSERT_EVENTS_HEAD} VALUES "
 _SEQ = Match._meta.get_field("seq").column
+
+
+_GATE = "moved"  # append(at_seq=...): the match's UPDATE, one row if the match was at at_seq
+
+
+def _withs(statements: list[tuple[str, list[Any]]]) -> tuple[str, list[Any]]:
+    """More data-modifying WITH queries (", w1 AS (...), ..."), and their parameters."""
+    sql, params = "", []
+    for i, (statement, statement_params) in enumerate(statements, start=1):
+        sql += f", w{i} AS ({statement})"
+        params += statement_params
+    return sql, params
 
 
 def _typed_values(count: int) -> str:
@@ -176,7 +194,7 @@ class Replayer:
 
     def __init__(self, strict: bool = False) -> None:
         self.state: E.MatchState | None = None
-        self.commitment: str | None = None  # of the newest deal
+        self.deal: dict[str, Any] | None = None  # the newest deal (newest_deal)
         self.pending: list[dict[str, Any]] = []
         self.index = 0
         self.abandoned = False
@@ -238,7 +256,7 @@ class Replayer:
             raise self._error("missing_derived_event", f"expected {self.pending[0]}")
         if type_ == V.HAND_DEALT:
             self.state.deal([E.parse_card(c) for c in payload["deck"]])
-            self.commitment = payload["commitment"]
+            self.deal = newest_deal(payload)
             return
         if type_ in V.ACTION_EVENTS:
             action = E.action_from_dict(payload["action"])
@@ -373,13 +391,25 @@ def fold(events: Iterable[Event]) -> E.MatchState:
 # since the last one this process saw. Entries are put in on commit only, and
 # events are never changed, so a cached (seq, state) pair stays true.
 _CACHE_SIZE = 512
-_cache: "OrderedDict[Any, tuple[int, E.MatchState, str | None]]" = OrderedDict()
+_cache: "OrderedDict[Any, tuple[int, E.MatchState, dict[str, Any] | None]]" = OrderedDict()
 
 
 @dataclass
 class Folded:
     state: E.MatchState  # a copy the caller owns
-    commitment: str | None  # the commitment to the newest deal
+    deal: dict[str, Any] | None  # the newest deal (newest_deal), revealed when its hand ends
+
+    @property
+    def commitment(self) -> str | None:
+        """The commitment to the newest deal, which the views show."""
+        return self.deal["commitment"] if self.deal is not None else None
+
+
+def newest_deal(dealt: dict[str, Any]) -> dict[str, Any]:
+    """What a hand_dealt's payload holds that its hand_revealed repeats: the hand, the deck,
+    the salt and the commitment. Kept with the folded state, so that the end of a hand
+    reveals its deck without reading its deal back from the log."""
+    return {key: dealt[key] for key in ("hand", "deck", "salt", "commitment")}
 
 
 def load(match: Match, upto: int | None = None) -> Folded:
@@ -389,17 +419,17 @@ def load(match: Match, upto: int | None = None) -> Folded:
     cached = _cache.get(match.pk)
     seq = 0
     if cached is not None and cached[0] <= upto:
-        seq, state, replayer.commitment = cached
+        seq, state, replayer.deal = cached
         replayer.state, replayer.index = state.clone(), seq
     if seq < upto:
         # Only up to match.seq: events committed after the row was read belong to a later view.
         for event in events_of(match, after=seq, upto=upto):
             replayer.feed(event.type, event.seat, event.payload)
-    return Folded(replayer.state, replayer.commitment)
+    return Folded(replayer.state, replayer.deal)
 
 
 def remember_on_commit(match: Match, folded: Folded) -> None:
-    entry = (match.seq, folded.state.clone(), folded.commitment)
+    entry = (match.seq, folded.state.clone(), folded.deal)
 
     def remember() -> None:
         _cache[match.pk] = entry

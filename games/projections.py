@@ -8,8 +8,10 @@ match, and only `records.rebuild_all` the ratings (they depend on the order of m
 """
 
 from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
 
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
 from games import engine as E
@@ -18,28 +20,56 @@ from games import events as V
 from games.models import Event, Hand, Match, MatchStatus, Visibility
 
 
-def project(match: Match, events: Iterable[Event], *, rebuilding: bool = False) -> None:
+@dataclass
+class HandWrite:
+    """A write of one hand's row that events make: a new row (its deal), or some of its
+    fields (trump named, the hand over)."""
+
+    number: int
+    fields: dict[str, Any]
+    new: bool = False
+
+
+def project(
+    match: Match,
+    events: Iterable[Event],
+    *,
+    rebuilding: bool = False,
+    state: E.MatchState | None = None,
+) -> list[HandWrite]:
     """Update `match` (saved by the caller) and its Hand rows for new events; when the
-    match finishes (not `rebuilding`), its records and ratings."""
+    match finishes (not `rebuilding`), its records and ratings.
+
+    With `state` (the engine's state after the events, for events `deferrable` says so of),
+    the Hand rows are not written but returned, each hand's writes merged into one, for the
+    caller to write with the events (hand_statements); `match` is updated all the same."""
     finished = False
+    writes: dict[int, HandWrite] = {}
     for event in events:
         handler = _HANDLERS.get(event.type)
-        if handler is not None:
-            handler(match, event)
+        write = handler(match, event, state) if handler is not None else None
+        if write is not None and state is None:
+            _write_now(match, write)
+        elif write is not None:
+            _merge(writes, write)
         finished = finished or event.type == V.MATCH_FINISHED
     if finished and not rebuilding:
         records.match_finished(match)
+    return list(writes.values())
 
 
-def writes_rows(events: Iterable[V.NewEvent]) -> bool:
-    """Whether projecting these events writes a row other than the match's own (a hand's,
-    a record's); the others change only fields of the match."""
-    for event in events:
-        if event.type in (V.HAND_DEALT, V.HAND_SCORED, V.HAND_THROWN_IN, V.MATCH_FINISHED):
-            return True
-        if event.type == V.BID and _makes_trump(event.payload["action"]):
-            return True
-    return False
+def deferrable(events: Iterable[V.NewEvent]) -> bool:
+    """Whether project(state=...) can answer these events' Hand rows for the caller to
+    write: not the end of a match (its records read the whole log, written first), nor a
+    bid naming trump with a new deal after it (the state after both is another hand's)."""
+    types = [e.type for e in events]
+    if V.MATCH_FINISHED in types:
+        return False
+    return not (V.HAND_DEALT in types and any(_names_trump(e) for e in events))
+
+
+def _names_trump(event: Any) -> bool:
+    return event.type == V.BID and _makes_trump(event.payload["action"])
 
 
 def _makes_trump(action: dict) -> bool:
@@ -54,7 +84,59 @@ def before_append(events: Iterable[V.NewEvent]) -> None:
         records.finishing()
 
 
-def _match_created(match: Match, event: Event) -> None:
+def _write_now(match: Match, write: HandWrite) -> None:
+    if write.new:
+        Hand.objects.create(match=match, number=write.number, **write.fields)
+    else:
+        match.hands.filter(number=write.number).update(**write.fields)
+
+
+def _merge(writes: dict[int, HandWrite], write: HandWrite) -> None:
+    earlier = writes.get(write.number)
+    if earlier is None:
+        writes[write.number] = write
+    else:
+        writes[write.number] = HandWrite(
+            write.number, {**earlier.fields, **write.fields}, earlier.new or write.new
+        )
+
+
+def hand_statements(
+    match: Match, writes: list[HandWrite], gate: str | None = None
+) -> list[tuple[str, list[Any]]]:
+    """The writes as PostgreSQL statements (SQL, parameters), each to go in the events'
+    statement as a data-modifying WITH; `gate`: the name of a WITH query that returns a row
+    only if the match was written, so that the hands are written only then too."""
+    return [_hand_statement(match, write, gate) for write in writes]
+
+
+def _hand_statement(
+    match: Match, write: HandWrite, gate: str | None
+) -> tuple[str, list[Any]]:
+    table = Hand._meta.db_table
+    source = f" FROM {gate}" if gate else ""
+    if write.new:
+        values = {**_NEW_HAND, **write.fields, "match": match.pk, "number": write.number}
+        columns = [Hand._meta.get_field(name) for name in values]
+        names = ", ".join(field.column for field in columns)
+        # Typed: a SELECT list takes no types from the table it is inserted into.
+        typed = ", ".join(f"%s::{field.db_type(connection)}" for field in columns)
+        return f"INSERT INTO {table} ({names}) SELECT {typed}{source}", list(values.values())
+    assignments = ", ".join(f"{Hand._meta.get_field(name).column} = %s" for name in write.fields)
+    where = " AND ".join((f"{table}.match_id = %s", f"{table}.number = %s"))
+    sql = f"UPDATE {table} SET {assignments}{source} WHERE {where}"
+    return sql, [*write.fields.values(), match.pk, write.number]
+
+
+# A new hand's row as Hand() makes it: its fields' defaults (not the database's).
+_NEW_HAND = {
+    field.name: field.get_default()
+    for field in Hand._meta.concrete_fields
+    if not field.primary_key and field.name not in ("match", "number")
+}
+
+
+def _match_created(match: Match, event: Event, state: Any) -> None:
     match.status = MatchStatus.WAITING
     match.visibility = event.payload.get("visibility", Visibility.PRIVATE)
     match.rematch_of_id = event.payload.get("rematch_of")
@@ -63,36 +145,34 @@ def _match_created(match: Match, event: Event) -> None:
     match.finished_at = None
 
 
-def _match_started(match: Match, event: Event) -> None:
+def _match_started(match: Match, event: Event, state: Any) -> None:
     match.status = MatchStatus.ACTIVE
 
 
-def _hand_dealt(match: Match, event: Event) -> None:
+def _hand_dealt(match: Match, event: Event, state: Any) -> HandWrite:
     p = event.payload
-    Hand.objects.create(
-        match=match,
-        number=p["hand"],
-        dealer=p["dealer"],
-        commitment=p["commitment"],
-        upcard=p["upcard"],
-        first_seq=event.seq,
-    )
+    fields = {
+        "dealer": p["dealer"],
+        "commitment": p["commitment"],
+        "upcard": p["upcard"],
+        "first_seq": event.seq,
+    }
+    return HandWrite(p["hand"], fields, new=True)
 
 
-def _bid(match: Match, event: Event) -> None:
+def _bid(match: Match, event: Event, state: E.MatchState | None) -> HandWrite | None:
     action = event.payload["action"]
     if not _makes_trump(action):
-        return
-    if action["type"] == "order_up":
-        trump = _upcard_suit(match, match.hands.latest("number"))
-    else:
-        trump = action["suit"]
-    match.hands.filter(number=match.hands.latest("number").number).update(
-        trump=trump, maker=event.seat, alone=action["alone"]
-    )
+        return None
+    fields = {"maker": event.seat, "alone": action["alone"]}
+    if state is not None:  # the state of this hand, trump named (deferrable)
+        return HandWrite(state.hand_number, {"trump": E.suit_str(state.trump), **fields})
+    hand = match.hands.latest("number")
+    trump = _upcard_suit(match, hand) if action["type"] == "order_up" else action["suit"]
+    return HandWrite(hand.number, {"trump": trump, **fields})
 
 
-def _hand_over(match: Match, event: Event) -> None:
+def _hand_over(match: Match, event: Event, state: Any) -> HandWrite:
     p = event.payload
     fields = {"last_seq": event.seq}
     if event.type == V.HAND_SCORED:
@@ -105,17 +185,17 @@ def _hand_over(match: Match, event: Event) -> None:
         match.score_ns, match.score_we = p["scores"]
     else:
         fields["result"] = "thrown_in"
-    match.hands.filter(number=p["hand"]).update(**fields)
     match.hands_played = p["hand"]
+    return HandWrite(p["hand"], fields)
 
 
-def _match_finished(match: Match, event: Event) -> None:
+def _match_finished(match: Match, event: Event, state: Any) -> None:
     match.status = MatchStatus.FINISHED
     match.winner_team = event.payload["winner"]
     match.finished_at = event.created_at or timezone.now()
 
 
-def _match_abandoned(match: Match, event: Event) -> None:
+def _match_abandoned(match: Match, event: Event, state: Any) -> None:
     match.status = MatchStatus.ABANDONED
     match.finished_at = event.created_at or timezone.now()
 

@@ -450,9 +450,11 @@ def _submit_on_copy(
 
     None, having written nothing, whenever the copy cannot answer alone: no copy, another
     seq expected, an answer that is an error (the locked path decides every error from
-    the database), a seat away (it comes back first), or events that write more than the
-    match's row (a bid that makes trump, a hand's end: a transaction of several statements);
-    and when the match had moved on. The locked path then runs as if this had not."""
+    the database), a seat away (it comes back first), or the end of the match (its records
+    are written in a transaction of several statements: projections.deferrable); and when
+    the match had moved on. The locked path then runs as if this had not. A bid that makes
+    trump, or a hand's end with the next deal, writes its hands' rows in the same
+    statement."""
     if connection.vendor != "postgresql":
         return None
     match = selectors.cached_match_with_seats(match_id)
@@ -481,7 +483,7 @@ def _written_on_copy(
         events = _action_events(folded.state, seat_index, action)
     except E.RuleError:
         return False
-    if projections.writes_rows(events):
+    if not projections.deferrable(events):
         return False
     try:
         _commit_events(match, folded, events, at_seq=match.seq)
@@ -700,7 +702,7 @@ def _commit_events(
     """Append `events` (and what follows from them: the start of the match, the next
     deal, the reveal of a finished hand's deck), project, and schedule what comes next.
     `at_seq`: the match is not locked; write only if it is still at that seq, else raise
-    eventlog.Moved (the events write nothing but the match's row: projections.writes_rows).
+    eventlog.Moved (for events projections.deferrable allows: all in one statement).
     `keep_copy`: the match was read under its row lock (match_with_seats) and nothing in
     this transaction changed its seats, so once committed, the row as written and the
     seats as read are the match at its new seq: this process's copy of it."""
@@ -711,36 +713,41 @@ def _commit_events(
         events.append(V.match_started())
     hand_over = any(e.type in V.HAND_OVER for e in events)
     if hand_over:
-        events.append(_reveal(match, state))
+        events.append(_reveal(folded))
     starting = any(e.type == V.MATCH_STARTED for e in events)
     if (starting or hand_over) and state.phase == E.DEAL:
         events.append(_deal(state))
-        folded.commitment = events[-1].payload["commitment"]
+        folded.deal = eventlog.newest_deal(events[-1].payload)
     projections.before_append(events)
     previous_deadline = match.turn_deadline
 
-    def settle(rows: list[Any]) -> None:
-        """What the events make of the match: its projections and whose turn it is."""
-        projections.project(match, rows)
+    def settle(rows: list[Any], state_after: E.MatchState | None = None) -> list[Any]:
+        """What the events make of the match: its projections (the hands' rows written, or
+        with `state_after` returned to write) and whose turn it is."""
+        hands = projections.project(match, rows, state=state_after)
         # Only an active match has a seat to act (an abandoned one never queues a turn).
         to_act = seat_to_act(match, state) if match.status == MatchStatus.ACTIVE else None
         match.awaiting_computer = plays_for_computer(to_act)
         match.turn_seat = to_act.index if to_act is not None else None
         match.turn_deadline = timers.deadline(match, to_act, events)
+        return hands
 
-    def settled_update(rows: list[Any]) -> tuple[str, list[Any]]:
-        settle(rows)
-        return _match_update(match)
+    def settled_statements(rows: list[Any], gate: str | None) -> list[tuple[str, list[Any]]]:
+        hands = settle(rows, state)
+        return [_match_update(match), *projections.hand_statements(match, hands, gate)]
 
-    finishing = any(e.type == V.MATCH_FINISHED for e in events)
-    if finishing or connection.vendor != "postgresql":
+    deferrable = projections.deferrable(events)
+    if at_seq is not None and not deferrable:
+        raise ValueError("events written at_seq must be deferrable (_written_on_copy)")
+    if not deferrable or connection.vendor != "postgresql":
         # A finishing match's records read its whole log (records.match_finished), these
         # events included: they are written first, then the match's row.
         settle(eventlog.append(match, events))
         _save_match(match)
     else:
-        # The match's row is updated by the events' INSERT statement: one round trip.
-        eventlog.append(match, events, along=settled_update, at_seq=at_seq)
+        # The match's row and its hands' are written by the events' INSERT statement: one
+        # round trip.
+        eventlog.append(match, events, along=settled_statements, at_seq=at_seq)
     eventlog.remember_on_commit(match, folded)
     if at_seq is not None or (keep_copy and selectors.copied(match)):
         transaction.on_commit(lambda: selectors.remember_written(match))
@@ -817,9 +824,10 @@ def _action_event(state: E.MatchState, seat: int, chosen: E.Action) -> NewEvent:
     return V.action(seat, chosen)
 
 
-def _reveal(match: Match, state: E.MatchState) -> NewEvent:
-    dealt = match.events.filter(type=V.HAND_DEALT).order_by("-seq").first()
-    payload = dealt.payload
+def _reveal(folded: eventlog.Folded) -> NewEvent:
+    """The deck of the hand just over, as dealt: the folded state's newest deal (no read of
+    the log, so that a hand's end can be written on the process's copy of the match)."""
+    payload = folded.deal
     return V.hand_revealed(
         hand=payload["hand"],
         deck=payload["deck"],

@@ -16,8 +16,8 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from bots.services import computer_turn_play
-from games import selectors
-from games.models import COMMITTED_FIELDS, Event, Match, Seat, SeatKind
+from games import log_check, projections, selectors
+from games.models import COMMITTED_FIELDS, Event, Hand, Match, Seat, SeatKind
 from tests.conftest import make_player
 from tests.games.helpers import act, four_player_match, to_the_first_card, view
 
@@ -108,6 +108,70 @@ def test_an_error_is_decided_under_the_lock_not_on_the_copy(table):
     assert not any(q.startswith("WITH moved") for q in sql), [q[:70] for q in sql]
     assert any("FOR UPDATE" in q for q in sql)
     assert Match.objects.get(pk=match_id).seq == body["seq"]
+
+
+def _hand_rows(match_id: str) -> list[dict]:
+    """The match's hands' rows, every column but the id (which a rebuild makes anew)."""
+    rows = Hand.objects.filter(match_id=match_id).order_by("number").values()
+    return [{k: v for k, v in row.items() if k != "id"} for row in rows]
+
+
+def _as_rebuilt(match_id: str) -> list[dict]:
+    """The hands' rows projections.rebuild makes from the log (the match's row as it was)."""
+    match = Match.objects.get(pk=match_id)
+    projections.rebuild(match)
+    return _hand_rows(match_id)
+
+
+def test_a_bid_naming_trump_on_the_copy_is_one_statement_with_its_hands_row(table):
+    clients, match_id = table
+    body = view(clients[0], match_id)
+    seat = body["view"]["turn"]
+    view(clients[seat], match_id)
+    with CaptureQueriesContext(connection) as queries:
+        response = act(clients[seat], match_id, {"type": "order_up", "alone": False})
+    assert response.status_code == 200, response.content
+    sql = _statements(queries)
+    # The token, then the match's row, the hand's trump and the event in one statement.
+    assert len(sql) == 2, [q[:70] for q in sql]
+    assert sql[1].startswith("WITH moved AS (UPDATE games_match"), sql[1][:70]
+    assert "UPDATE games_hand SET" in sql[1] and "FROM moved" in sql[1]
+    [hand] = _hand_rows(match_id)
+    upcard = body["view"]["hand"]["upcard"]
+    assert (hand["trump"], hand["maker"], hand["alone"]) == (upcard[-1], seat, False)
+    assert _hand_rows(match_id) == _as_rebuilt(match_id)
+
+
+def test_a_hands_end_on_the_copy_is_one_statement_with_the_reveal_and_the_next_deal(table):
+    clients, match_id = table
+    body = to_the_first_card(clients, match_id)
+    while body["view"]["hand_number"] == 1:  # each card on the copy; the last ends the hand
+        seat = body["view"]["turn"]
+        legal = view(clients[seat], match_id)["view"]["legal_actions"]
+        with CaptureQueriesContext(connection) as queries:
+            response = act(clients[seat], match_id, {**legal[0], "expected_seq": body["seq"]})
+        assert response.status_code == 200, response.content
+        body = response.json()
+    sql = _statements(queries)
+    # The last card of the hand: the token, then one statement with the match's row, the
+    # hand scored, the next hand's row and the events (the card, the trick, the score, the
+    # reveal, the next deal). No read of the deal to reveal it, no BEGIN, no COMMIT.
+    assert len(sql) == 2, [q[:70] for q in sql]
+    assert sql[1].startswith("WITH moved AS (UPDATE games_match"), sql[1][:70]
+    assert "UPDATE games_hand SET" in sql[1] and "INSERT INTO games_hand" in sql[1]
+    types = [e.type for e in Event.objects.filter(match_id=match_id).order_by("-seq")[:3]]
+    assert types == ["hand_dealt", "hand_revealed", "hand_scored"], types
+    dealt, revealed = (
+        Event.objects.get(match_id=match_id, type=t, payload__hand=1)
+        for t in ("hand_dealt", "hand_revealed")
+    )
+    for key in ("deck", "salt", "commitment"):
+        assert revealed.payload[key] == dealt.payload[key]
+    rows = _hand_rows(match_id)
+    assert [h["number"] for h in rows] == [1, 2] and rows[0]["result"]
+    assert rows[0]["last_seq"] == revealed.seq - 1 and rows[1]["first_seq"] == revealed.seq + 1
+    assert rows == _as_rebuilt(match_id)
+    log_check.check_events(list(Event.objects.filter(match_id=match_id).order_by("seq")))
 
 
 def test_a_copy_takes_from_the_written_match_only_columns_read_without_converters():

@@ -17,7 +17,7 @@ from django.test.utils import CaptureQueriesContext
 
 from bots.services import computer_turn_play
 from games import log_check
-from games.models import Event, Match, Seat, SeatKind
+from games.models import Event, Hand, Match, Seat, SeatKind
 from tests.bots import worker_support
 from tests.bots.worker_support import ROOT
 from tests.conftest import make_player
@@ -135,6 +135,33 @@ def test_a_computer_move_another_process_made_is_not_made_again_from_the_copy():
     assert Match.objects.get(pk=match_id).seq == moved
     assert Event.objects.filter(match_id=match_id, seq=seq + 1, seat=turn).count() == 1
     log_check.check_events(list(Event.objects.filter(match_id=match_id).order_by("seq")))
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_bid_naming_trump_on_a_copy_another_process_moved_on_writes_no_hands_row():
+    names = ("s", "w", "n", "e")
+    clients = [make_player(name)[1] for name in names]
+    match_id = four_player_match(clients)
+    body = view(clients[0], match_id)  # this process's copy, at the first bid
+    turn = body["view"]["turn"]
+    moved = in_second_process("act", match_id, names[turn])  # that seat bids there
+    there = Match.objects.get(pk=match_id).seq
+    assert there > body["seq"]
+    # Here, the same seat orders up on the copy (its hand's trump in the same statement):
+    # the match has moved on, so neither the event nor the hand's trump is written, and
+    # the lock decides: it is not that seat's turn any more.
+    with CaptureQueriesContext(connection) as queries:
+        answer = act(clients[turn], match_id, {"type": "order_up", "alone": False})
+    assert answer.status_code == 409 and answer.json()["code"] == "not_your_turn"
+    assert _tried_the_copy_then_the_lock(queries)
+    tried = next(q["sql"] for q in queries.captured_queries if q["sql"].startswith("WITH"))
+    assert "UPDATE games_hand" in tried
+    [hand] = Hand.objects.filter(match_id=match_id)
+    if moved["action"]["type"] == "pass":
+        assert (hand.trump, hand.maker) == ("", None)
+    else:  # the other process's own bid named trump: its seat, not this request's
+        assert hand.maker == moved["seat"]
+    assert Match.objects.get(pk=match_id).seq == there  # nothing written here
 
 
 def _tried_the_copy_then_the_lock(queries: CaptureQueriesContext) -> bool:
