@@ -27,7 +27,10 @@ def statement(sql: str) -> str:
     if verb == "WITH":  # data-modifying WITH: its inner statement, then the outer one
         inner = re.match(r'WITH \w+ AS \((\w+) (?:INTO |FROM )?"?([a-z_]+)', sql, re.IGNORECASE)
         if inner:
-            return f"{inner.group(1).upper()} {inner.group(2)} + {statement(_after_with(sql))}"
+            rest = _after_with(sql).strip()
+            if rest.startswith(","):  # the next query of the same WITH
+                rest = "WITH " + rest[1:]
+            return f"{inner.group(1).upper()} {inner.group(2)} + {statement(rest)}"
     outer = sql
     while _SUBQUERY.search(outer):  # the statement's own table, not a subquery's
         outer = _SUBQUERY.sub("", outer)
