@@ -9,6 +9,7 @@ match, and only `records.rebuild_all` the ratings (they depend on the order of m
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from django.db import connection, transaction
@@ -113,19 +114,32 @@ def hand_statements(
 def _hand_statement(
     match: Match, write: HandWrite, gate: str | None
 ) -> tuple[str, list[Any]]:
-    table = Hand._meta.db_table
-    source = f" FROM {gate}" if gate else ""
     if write.new:
         values = {**_NEW_HAND, **write.fields, "match": match.pk, "number": write.number}
-        columns = [Hand._meta.get_field(name) for name in values]
-        names = ", ".join(field.column for field in columns)
-        # Typed: a SELECT list takes no types from the table it is inserted into.
-        typed = ", ".join(f"%s::{field.db_type(connection)}" for field in columns)
-        return f"INSERT INTO {table} ({names}) SELECT {typed}{source}", list(values.values())
-    assignments = ", ".join(f"{Hand._meta.get_field(name).column} = %s" for name in write.fields)
-    where = " AND ".join((f"{table}.match_id = %s", f"{table}.number = %s"))
-    sql = f"UPDATE {table} SET {assignments}{source} WHERE {where}"
-    return sql, [*write.fields.values(), match.pk, write.number]
+        return _insert_sql(tuple(values), gate), list(values.values())
+    params = [*write.fields.values(), match.pk, write.number]
+    return _update_sql(tuple(write.fields), gate), params
+
+
+@lru_cache(maxsize=16)
+def _insert_sql(names: tuple[str, ...], gate: str | None) -> str:
+    # The text for these columns, made once: the columns' types cost more than the rest.
+    columns = [Hand._meta.get_field(name) for name in names]
+    # Typed: a SELECT list takes no types from the table it is inserted into.
+    typed = ", ".join(f"%s::{field.db_type(connection)}" for field in columns)
+    return (
+        f"INSERT INTO {Hand._meta.db_table} ({', '.join(f.column for f in columns)})"
+        f" SELECT {typed}{f' FROM {gate}' if gate else ''}"
+    )
+
+
+@lru_cache(maxsize=16)
+def _update_sql(names: tuple[str, ...], gate: str | None) -> str:
+    table = Hand._meta.db_table
+    assignments = ", ".join(f"{Hand._meta.get_field(name).column} = %s" for name in names)
+    source = f" FROM {gate}" if gate else ""
+    where = f"{table}.match_id = %s AND {table}.number = %s"
+    return f"UPDATE {table} SET {assignments}{source} WHERE {where}"
 
 
 # A new hand's row as Hand() makes it: its fields' defaults (not the database's).

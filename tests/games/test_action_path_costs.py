@@ -22,10 +22,10 @@ from tests.conftest import make_player
 from tests.games.helpers import act, four_player_match, to_the_first_card, view
 
 
-def _statements(queries: CaptureQueriesContext, *, hands: bool = True) -> list[str]:
-    """The statements sent, BEGIN and COMMIT included (`hands=False`: but the hand rows'
-    projection, which a bid naming trump updates)."""
-    return [q["sql"] for q in queries.captured_queries if hands or '"games_hand"' not in q["sql"]]
+def _statements(queries: CaptureQueriesContext) -> list[str]:
+    """The statements sent, BEGIN and COMMIT included (a hand's row written by a bid naming
+    trump is in the events' statement)."""
+    return [q["sql"] for q in queries.captured_queries]
 
 
 @pytest.fixture
@@ -193,7 +193,7 @@ def test_a_computer_move_that_chooses_at_once_reads_the_match_only_under_its_loc
     )
     with CaptureQueriesContext(connection) as queries:
         assert computer_turn_play(match_id=str(match.pk), expected_seq=match.seq)
-    sql = _statements(queries, hands=False)  # it may order up: the hand's trump
+    sql = _statements(queries)  # an order up writes its hand's trump in the same statement
     assert len(sql) == 4, [q[:70] for q in sql]
     assert sql[0] == "BEGIN" and sql[3] == "COMMIT"
     assert "FOR UPDATE" in sql[1] and "games_seat" in sql[1]
@@ -238,7 +238,7 @@ def test_a_searching_computer_chooses_without_holding_the_lock(table, settings):
     )
     with CaptureQueriesContext(connection) as queries:
         assert computer_turn_play(match_id=str(match.pk), expected_seq=match.seq)
-    sql = _statements(queries, hands=False)
+    sql = _statements(queries)
     # The lock taken to look (and let go: Hard searches), the read it chooses from, then
     # the move submitted under the lock.
     begins = [i for i, q in enumerate(sql) if q == "BEGIN"]
