@@ -23,6 +23,8 @@ from django.core.handlers.asgi import ASGIHandler
 from django.db import connections
 from django.urls import Resolver404, resolve
 
+from euchre_service.heap import freeze_what_start_up_made
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "euchre_service.settings")
 django.setup(set_prefix=False)
 
@@ -60,3 +62,4 @@ class Handler(ASGIHandler):
 
 
 application = Handler()
+freeze_what_start_up_made()

@@ -4,7 +4,7 @@ import os
 from typing import Any
 
 from celery import Celery
-from celery.signals import task_postrun, task_prerun
+from celery.signals import task_postrun, task_prerun, worker_process_init
 from django.db import close_old_connections
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "euchre_service.settings")
@@ -29,3 +29,11 @@ def _database_connection_as_a_request_does(sender: Any = None, **kwargs: Any) ->
     # transaction), whose connection Django manages.
     if sender is not None and not getattr(sender.request, "is_eager", False):
         close_old_connections()
+
+
+@worker_process_init.connect
+def _freeze_what_start_up_made(**kwargs: Any) -> None:
+    # In each pool process, once forked: it serves tasks for hours (euchre_service/heap.py).
+    from euchre_service.heap import freeze_what_start_up_made
+
+    freeze_what_start_up_made()

@@ -150,6 +150,9 @@ REDIS_URL = os.environ.get("REDIS_URL", "")
 # cache again after CACHE_RETRY_SECONDS.
 CACHE_OPTIONS = {"socket_connect_timeout": 1, "socket_timeout": 1}
 CACHE_RETRY_SECONDS = float(os.environ.get("CACHE_RETRY_SECONDS", "5"))
+# Freeze what a process made while starting out of the garbage collector's passes
+# (euchre_service/heap.py): the API's, the streams' and the workers' processes.
+GC_FREEZE = env_bool("GC_FREEZE", True)
 # Redis connections per process for the cache (throttles, presence), at most.
 REDIS_POOL_SIZE = int(os.environ.get("REDIS_POOL_SIZE", "32"))
 if REDIS_URL:

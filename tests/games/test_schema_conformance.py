@@ -7,13 +7,18 @@ the {match_id} of every generated request.
 import pytest
 import schemathesis
 from django.core.signals import request_finished, request_started
+from django.core.wsgi import get_wsgi_application
 from django.db import close_old_connections
 from hypothesis import HealthCheck, settings
 from schemathesis import checks
 
-from euchre_service.wsgi import application
 from tests.conftest import make_player
 from tests.games.helpers import create_match
+
+# Django's WSGI application, not euchre_service.wsgi's module: that one also freezes what
+# the process holds out of the garbage collector (euchre_service/heap.py), which is for a
+# server's process, not this test run's.
+application = get_wsgi_application()
 
 
 def keep_the_test_connection_open():
