@@ -58,6 +58,8 @@ MIDDLEWARE = [
     # Static files (the web client, the admin, the API docs) in every mode, under ASGI too.
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "games.api_support.BodySizeLimitMiddleware",
+    # The middleware above get a DRF answer without its data (none of them reads it).
+    "games.api_support.ReleaseRenderedDataMiddleware",
     # An unreachable database: 503 service_unavailable with Retry-After, not a 500.
     "games.api_errors.DatabaseUnavailableMiddleware",
     "games.api_errors.RefuseNullCharactersMiddleware",

@@ -35,6 +35,23 @@ class BodySizeLimitMiddleware:
         return self.get_response(request)
 
 
+class ReleaseRenderedDataMiddleware:
+    """Lets go of a DRF answer's data once it is rendered: from then on its bytes are the
+    answer. DRF's view, request and response point at each other, so whatever they hold
+    is freed only by the garbage collector, and a match view's data (a few dozen dicts
+    and lists) is most of what an action or a view leaves it beyond what a one-row
+    insert's answer does (issue 15; tests/games/test_garbage.py)."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        response = self.get_response(request)
+        if getattr(response, "is_rendered", False) and hasattr(response, "data"):
+            response.data = None
+        return response
+
+
 def error_response(code: str, detail: str, status: int) -> JsonResponse:
     """The API's error body, for answers given outside DRF (middleware, async views)."""
     return JsonResponse({"code": code, "detail": detail}, status=status)

@@ -269,19 +269,43 @@ def _attach_seats(match: Match, rows: list[dict[str, Any]]) -> None:
             user = User.from_db(db, user_fields, [row["user_id"], row["username"]])
             Seat.user.field.set_cached_value(seat, user)
         seats.append(seat)
-    # As prefetch_related leaves it: a queryset holding the rows (so .filter() still
-    # works, as a new query), filtered by the match's key rather than by the match.
-    prefetched = Seat.objects.using(db).filter(match_id=match.pk)
-    prefetched._result_cache, prefetched._prefetch_done = seats, True
-    match._prefetched_objects_cache = {"seats": prefetched}
+    match._prefetched_objects_cache = _SeatsRead(db, match.pk, seats)
+
+
+class _SeatsRead(dict):
+    """A match's `_prefetched_objects_cache` when its seats were read with it: "seats" is
+    there, as prefetch_related leaves it, and Django's `match.seats` finds a queryset
+    holding them (so `.filter()` still works, as a new query), filtered by the match's
+    key rather than by the match. The queryset is made the first time it is asked for:
+    a filtered queryset costs about 50 µs to make, twice a move, and the view and the
+    action read the seats themselves (`seats_of`)."""
+
+    _NOT_YET = object()
+
+    def __init__(self, db: str, match_pk: Any, seats: list[Seat]) -> None:
+        super().__init__(seats=self._NOT_YET)
+        self.seats, self._db, self._match_pk = seats, db, match_pk
+
+    def __getitem__(self, key: str) -> Any:
+        value = super().__getitem__(key)
+        if value is self._NOT_YET:
+            value = Seat.objects.using(self._db).filter(match_id=self._match_pk)
+            value._result_cache, value._prefetch_done = self.seats, True
+            self[key] = value
+        return value
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self[key] if key in self else default
 
 
 def seats_of(match: Match) -> list[Seat]:
     """The match's seats in order, with their users: the ones read with the match
     (match_with_seats), else one query."""
-    prefetched = getattr(match, "_prefetched_objects_cache", {}).get("seats")
-    if prefetched is not None:
-        return sorted(prefetched, key=lambda seat: seat.index)
+    prefetched = getattr(match, "_prefetched_objects_cache", {})
+    if isinstance(prefetched, _SeatsRead) and "seats" in prefetched:
+        return sorted(prefetched.seats, key=lambda seat: seat.index)
+    if prefetched.get("seats") is not None:
+        return sorted(prefetched["seats"], key=lambda seat: seat.index)
     return list(match.seats.all().select_related("user").order_by("index"))
 
 

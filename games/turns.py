@@ -12,7 +12,7 @@ from django.conf import settings
 from django.db import transaction
 
 from games import engine as E
-from games import later
+from games import later, selectors
 from games.models import Match, Seat, SeatKind
 
 
@@ -20,7 +20,7 @@ def seat_to_act(match: Match, state: E.MatchState) -> Seat | None:
     if state.turn is None:
         return None
     # Every seat (read with the match on the action path: no query then).
-    return next((seat for seat in match.seats.all() if seat.index == state.turn), None)
+    return next((seat for seat in selectors.seats_of(match) if seat.index == state.turn), None)
 
 
 def plays_for_computer(seat: Seat | None) -> bool:
