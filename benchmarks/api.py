@@ -47,6 +47,7 @@ import json
 import os
 import platform
 import re
+import statistics
 import sys
 import threading
 import time
@@ -73,6 +74,7 @@ SEATS = [{"kind": "me"}, {"kind": "computer"}, {"kind": "computer"}, {"kind": "c
 PEOPLE = [{"kind": "me"}, {"kind": "open"}, {"kind": "open"}, {"kind": "open"}]
 VIEW = "GET /api/v1/matches/{id}"
 ACTION = "POST /api/v1/matches/{id}/actions"
+PING = "POST /bench/ping"
 _MATCH_ID = re.compile(r"[0-9a-f]{8}-[0-9a-f-]{27}")
 
 
@@ -382,16 +384,17 @@ def run_rounds(
     play_work,
     ceiling_work,
     wal_position: Callable[[], int],
-) -> tuple[list[Window], Tally, Tally, list[tuple[float, float]], int]:
+) -> tuple[list[Window], Tally, Tally, list[tuple[Tally, Tally]], int]:
     """The action loop and the ceiling's loop in turn, --rounds times each, each round
     measuring --seconds / --rounds: a machine whose speed drifts during the run (other
     programs, a busy host) then weighs on both loops alike, and the ratio is taken
     between neighbours in time. Answers the action rounds' windows, both loops' tallies
-    (the rounds added up; CPU the mean of the rounds), and each round's (actions/s,
-    ceiling POSTs/s), and the bytes of WAL PostgreSQL wrote during the action rounds (from
-    their warm-up's start: `wal_position()` is the server's pg_current_wal_lsn)."""
+    (the rounds added up; CPU the mean of the rounds), each round's pair of tallies (the
+    action loop's, the ceiling's after it), and the bytes of WAL PostgreSQL wrote during
+    the action rounds (from their warm-up's start: `wal_position()` is the server's
+    pg_current_wal_lsn)."""
     per_round = argparse.Namespace(**{**vars(args), "seconds": args.seconds / args.rounds})
-    windows, plays, ceilings, rates, wal = [], [], [], [], 0
+    windows, plays, ceilings, wal = [], [], [], 0
     for _ in range(args.rounds):
         start = wal_position()
         window, play = run_phase(tokens, args.port, per_round, groups, play_work)
@@ -400,13 +403,49 @@ def run_rounds(
         windows.append(window)
         plays.append(play)
         ceilings.append(ceiling)
-        rates.append(
-            (
-                len(play.latencies.get(ACTION, [])) / per_round.seconds,
-                len(ceiling.latencies.get("POST /bench/ping", [])) / per_round.seconds,
-            )
+    return windows, _added(plays), _added(ceilings), list(zip(plays, ceilings, strict=True)), wal
+
+
+@dataclass
+class Ratios:
+    """The three goals' ratios of an action loop to the ceiling's."""
+
+    throughput: float  # action POSTs a second / ceiling POSTs a second
+    p99: float  # action POST p99 / ceiling POST p99
+    cpu: float  # server CPU a loop (GET + POST), action / ceiling
+
+
+def ratios(play: Tally, ceiling: Tally, seconds: float) -> Ratios:
+    """The ratios of `play` to `ceiling`, each measured over `seconds`."""
+    action, ping = figures(play, ACTION, seconds), figures(ceiling, PING, seconds)
+    cores = os.cpu_count() or 1
+    per_move = play.cpu["server"] / 100 * cores * seconds / max(action.count, 1)
+    per_ping = ceiling.cpu["server"] / 100 * cores * seconds / max(ping.count, 1)
+    nan = float("nan")
+    return Ratios(
+        throughput=action.per_second / ping.per_second if ping.per_second else nan,
+        p99=action.p99 / ping.p99 if ping.p99 else nan,
+        cpu=per_move / per_ping if per_ping else nan,
+    )
+
+
+def print_paired(pairs: list[tuple[Tally, Tally]], seconds: float) -> None:
+    """Each round's ratios (its action loop against the ceiling's loop right after it), and
+    their median: what the machine's drift between rounds does not move. The pooled
+    figures above add every round up, so a slow minute's long latencies, whichever loop
+    it fell on, become most of the p99 of all."""
+    each = [ratios(play, ceiling, seconds) for play, ceiling in pairs]
+    goals = (("throughput", 0.8, ">="), ("p99", 1.25, "<="), ("cpu", 1.3, "<="))
+    print(f"each round against the ceiling's right after it ({len(each)} pairs):")
+    for name, goal, sense in goals:
+        values = [getattr(r, name) for r in each]
+        mid = statistics.median(values)
+        met = mid >= goal if sense == ">=" else mid <= goal
+        print(
+            f"  {name:<10} median {mid:.2f} (from {min(values):.2f} to {max(values):.2f};"
+            f" {', '.join(f'{v:.2f}' for v in values)})  goal {sense} {goal}:"
+            f" {'met' if met else 'NOT met'}"
         )
-    return windows, _added(plays), _added(ceilings), rates, wal
 
 
 def wal_lsn(stack: Stack) -> int:
@@ -611,7 +650,7 @@ def main() -> int:
         else:
             play_work = lambda c, w, t: play_matches(c, w, eager, limit, t)  # noqa: E731
         ceiling_work = lambda c, w, t: ping_loop(c, w, limit, t, read=True)  # noqa: E731
-        windows, play, ceiling, rounds, wal = run_rounds(
+        windows, play, ceiling, pairs, wal = run_rounds(
             tokens, args, stack.process_groups(), play_work, ceiling_work, lambda: wal_lsn(stack)
         )
         moves = [0, 0]
@@ -693,9 +732,14 @@ def main() -> int:
         f"ratio, actions per second / ceiling POSTs per second (same loop): {ratio:.2f}"
         f"  goal >= 0.80: {'met' if ratio >= 0.8 else 'NOT met'}"
     )
+    per_round = args.seconds / args.rounds
+    rates = [
+        (figures(p, ACTION, per_round).per_second, figures(c, PING, per_round).per_second)
+        for p, c in pairs
+    ]
     print(
         "  each round (actions/s / ceiling POSTs/s): "
-        + ", ".join(f"{a:.0f}/{c:.0f} = {a / c:.2f}" if c else "-" for a, c in rounds)
+        + ", ".join(f"{a:.0f}/{c:.0f} = {a / c:.2f}" if c else "-" for a, c in rates)
     )
     if computer_moves and ping.per_second:
         print(
@@ -720,6 +764,7 @@ def main() -> int:
         f"server CPU per action loop / per ceiling loop (GET + POST): {per_move:.1f} /"
         f" {per_ping:.1f} ms = {cpu_ratio:.2f}  goal <= 1.3: {verdict}"
     )
+    print_paired(pairs, per_round)
     print()
     print_census(census)
     failed = play.errors or ceiling.errors or gaps

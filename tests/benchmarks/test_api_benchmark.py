@@ -1,6 +1,6 @@
 """benchmarks/api.py keeps working, at tiny sizes (its figures are for people, not
 asserted): the action and ceiling loops in turn, each round's ratio, the match row's
-updates and the WAL a move, the SQL census."""
+updates and the WAL a move, the SQL census, and each round's ratios with their median."""
 
 import re
 
@@ -26,3 +26,8 @@ def test_the_api_benchmark_takes_turns_and_prints_each_round_and_the_goals():
     assert "matches whose sequence numbers have a gap: 0" in out, out
     for words in ("goal >= 0.80", "goal <= 1.25", "goal <= 1.3", "SELECT games_match FOR UPDATE"):
         assert words in out, out
+    # Each round against the ceiling's right after it, and the median of the pairs.
+    assert "each round against the ceiling's right after it (2 pairs):" in out, out
+    for name in ("throughput", "p99", "cpu"):
+        paired = re.search(rf"  {name} +median \d+\.\d\d \(from .*; (.*)\)  goal", out)
+        assert paired and len(paired.group(1).split(", ")) == 2, out
