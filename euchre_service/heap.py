@@ -4,12 +4,13 @@ A process serving requests holds about 130,000 objects from its start (modules,
 classes, Django's URL patterns, settings and model metadata, DRF's fields) that live as
 long as it does. The collector's oldest generation walks every one of them at each of
 its passes, and a pass holds the interpreter's lock from every thread serving a request:
-in benchmarks/api.py each such pass cost 75 to 110 ms of CPU, a stall of up to four
-requests (docs/operations.md, issue 15's seventh pass). `gc.freeze()` moves what exists
-once the service is loaded into a permanent generation the collector never walks, as
-Python's documentation suggests for servers that fork their workers; objects made later
-are collected as before. The price: something made at start that later becomes cyclic
-garbage is never freed, which start-up objects, kept for the process's life, do not do.
+in benchmarks/api.py's gunicorn processes each such pass cost 88 to 103 ms of CPU, a
+stall of up to four requests, and 6 to 16 ms once frozen (docs/operations.md, issue 15's
+seventh pass). `gc.freeze()` moves what exists once the service is loaded into a
+permanent generation the collector never walks, as Python's documentation suggests for
+servers that fork their workers; objects made later are collected as before. The price:
+something made at start that later becomes cyclic garbage is never freed, which
+start-up objects, kept for the process's life, do not do.
 """
 
 import gc
