@@ -74,6 +74,16 @@ def test_a_match_read_again_from_the_database_reads_its_seats_again(table):
     assert [seat.away for seat in match.seats.all()] == [False, False, False, True]
 
 
+def test_the_seats_alone_read_again_are_the_databases(table):
+    _clients, match_id = table
+    match = selectors.match_with_seats(match_id)
+    assert [seat.away for seat in selectors.seats_of(match)] == [False] * 4
+    Seat.objects.filter(match_id=match_id, index=1).update(away=True)
+    match.refresh_from_db(fields=["seats"])  # Django drops the prefetched seats only
+    assert [seat.away for seat in selectors.seats_of(match)] == [False, True, False, False]
+    assert [seat.away for seat in match.seats.all()] == [False, True, False, False]
+
+
 def test_a_view_and_an_action_leave_no_match_or_seat_for_the_collector(table):
     clients, match_id = table
     turn = view(clients[0], match_id)["view"]["turn"]
