@@ -415,12 +415,17 @@ class Ratios:
     cpu: float  # server CPU a loop (GET + POST), action / ceiling
 
 
+def cpu_per_loop(tally: Tally, loops: int, seconds: float) -> float:
+    """The server's CPU seconds a loop (a move: GET the view, POST the action, and with
+    computer players theirs; or the ceiling's GET and POST) over a window of `seconds`."""
+    return tally.cpu["server"] / 100 * (os.cpu_count() or 1) * seconds / max(loops, 1)
+
+
 def ratios(play: Tally, ceiling: Tally, seconds: float) -> Ratios:
     """The ratios of `play` to `ceiling`, each measured over `seconds`."""
     action, ping = figures(play, ACTION, seconds), figures(ceiling, PING, seconds)
-    cores = os.cpu_count() or 1
-    per_move = play.cpu["server"] / 100 * cores * seconds / max(action.count, 1)
-    per_ping = ceiling.cpu["server"] / 100 * cores * seconds / max(ping.count, 1)
+    per_move = cpu_per_loop(play, action.count, seconds)
+    per_ping = cpu_per_loop(ceiling, ping.count, seconds)
     nan = float("nan")
     return Ratios(
         throughput=action.per_second / ping.per_second if ping.per_second else nan,
@@ -726,7 +731,8 @@ def main() -> int:
         print(HEADER)
         print(row("POST /bench/ping", only))
         report_errors(post_only)
-    ratio = action.per_second / ping.per_second if ping.per_second else float("nan")
+    pooled = ratios(play, ceiling, args.seconds)
+    ratio = pooled.throughput
     print()
     print(
         f"ratio, actions per second / ceiling POSTs per second (same loop): {ratio:.2f}"
@@ -748,17 +754,14 @@ def main() -> int:
         )
     if post_only is not None and only.per_second:
         print(f"  (against the POST-only loop: {action.per_second / only.per_second:.2f})")
-    p99_ratio = action.p99 / ping.p99 if ping.p99 else float("nan")
+    p99_ratio = pooled.p99
     print(
         f"action POST p99 / ceiling POST p99: {action.p99:.1f} / {ping.p99:.1f} ms ="
         f" {p99_ratio:.2f}  goal <= 1.25: {'met' if p99_ratio <= 1.25 else 'NOT met'}"
     )
-    # The server's CPU over the measured window, per loop: a move (GET the view, POST the
-    # action, and with computer players theirs) against the ceiling's GET and POST.
-    cores = os.cpu_count() or 1
-    per_move = play.cpu["server"] / 100 * cores * args.seconds / max(action.count, 1) * 1000
-    per_ping = ceiling.cpu["server"] / 100 * cores * args.seconds / max(ping.count, 1) * 1000
-    cpu_ratio = per_move / per_ping if per_ping else float("nan")
+    per_move = cpu_per_loop(play, action.count, args.seconds) * 1000
+    per_ping = cpu_per_loop(ceiling, ping.count, args.seconds) * 1000
+    cpu_ratio = pooled.cpu
     verdict = "met" if cpu_ratio <= 1.3 else "NOT met"
     print(
         f"server CPU per action loop / per ceiling loop (GET + POST): {per_move:.1f} /"
