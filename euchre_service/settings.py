@@ -380,6 +380,9 @@ TURN_TIMER_SWEEP_GRACE = int(os.environ.get("TURN_TIMER_SWEEP_GRACE", "5"))
 QUICKPLAY_WAIT_SECONDS = float(os.environ.get("QUICKPLAY_WAIT_SECONDS", "20"))
 # A rematch offer (games/rematch.py) expires if not every person accepted in this time.
 REMATCH_OFFER_SECONDS = int(os.environ.get("REMATCH_OFFER_SECONDS", "120"))
+# How long a process answers who is at a table from what it last read (games/presence.py):
+# another process's stream is shown up to this late; 0 reads the cache for every answer.
+PRESENCE_READ_SECONDS = float(os.environ.get("PRESENCE_READ_SECONDS", "1"))
 # Spectators of one match counted (games/presence.py), each in a slot of the cache.
 SPECTATOR_SLOTS = int(os.environ.get("SPECTATOR_SLOTS", "200"))
 CELERY_TASK_DEFAULT_QUEUE = os.environ.get("CELERY_TASK_DEFAULT_QUEUE", "celery")

@@ -12,10 +12,14 @@ A spectator's stream takes one of SPECTATOR_SLOTS slots of the match in the cach
 atomic add of a free one), refreshed and lapsing the same way; the number watching is the
 number of slots taken (one read of them all). Spectators past the last slot watch
 uncounted.
+
+A process answers from its own read of a match's marks for PRESENCE_READ_SECONDS, and
+reads again at once after one of its own streams changed them (at_match).
 """
 
 import contextlib
 import random
+import time
 from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, NamedTuple
@@ -45,11 +49,13 @@ def _nothing() -> None:
 def _mark(match_id: str, seat: int) -> None:
     ttl = 2 * settings.STREAM_KEEPALIVE_SECONDS + 5
     shared_cache.run(lambda cache: cache.set(_key(match_id, seat), True, ttl), _nothing)
+    _forget(match_id)
 
 
 @in_pool
 def _unmark(match_id: str, seat: int) -> None:
     shared_cache.run(lambda cache: cache.delete(_key(match_id, seat)), _nothing)
+    _forget(match_id)
 
 
 @contextlib.asynccontextmanager
@@ -72,9 +78,40 @@ class AtMatch(NamedTuple):
     watching: int  # spectators' open streams (always 0 at a private match)
 
 
+# What at_match last read, per (match, public): {key: (until, AtMatch)}. Kept for
+# PRESENCE_READ_SECONDS (its marks are refreshed every STREAM_KEEPALIVE_SECONDS and lapse
+# after twice that, so presence is seconds late anyway), and forgotten at once when a
+# stream of this process changes the match's marks: only another process's stream is
+# seen up to that long late. Without it every view and every action's answer read the
+# shared cache: about a third of the CPU a move cost beyond a one-row insert (issue 15).
+_read: dict[tuple[str, bool], tuple[float, "AtMatch"]] = {}
+_READ_LIMIT = 10_000  # matches remembered at most; then forgotten all at once
+
+
+def _forget(match_id: Any) -> None:
+    _read.pop((str(match_id), True), None)
+    _read.pop((str(match_id), False), None)
+
+
 def at_match(match_id: Any, *, public: bool) -> AtMatch:
     """Who is at the table and, at a public match, how many watch: one cache read (a
-    view's answer and its ETag are built from the same one)."""
+    view's answer and its ETag are built from the same one), or what this process read
+    less than PRESENCE_READ_SECONDS ago."""
+    keep = settings.PRESENCE_READ_SECONDS
+    key = (str(match_id), public)
+    now = time.monotonic()
+    kept = _read.get(key) if keep > 0 else None
+    if kept is not None and kept[0] > now:
+        return kept[1]
+    at = _at_match_read(match_id, public)
+    if keep > 0:
+        if len(_read) >= _READ_LIMIT:
+            _read.clear()
+        _read[key] = (now + keep, at)
+    return at
+
+
+def _at_match_read(match_id: Any, public: bool) -> AtMatch:
     seat_keys = [_key(match_id, seat) for seat in range(4)]
     slot_keys = _slot_keys(match_id) if public else []
     found = shared_cache.run(lambda cache: cache.get_many(seat_keys + slot_keys), dict)
@@ -106,7 +143,9 @@ def _take_slot(match_id: str) -> int | None:
                 return slot
         return None
 
-    return shared_cache.run(take, _nothing)
+    slot = shared_cache.run(take, _nothing)
+    _forget(match_id)
+    return slot
 
 
 @in_pool
@@ -118,6 +157,7 @@ def _keep_slot(match_id: str, slot: int) -> None:
 @in_pool
 def _free_slot(match_id: str, slot: int) -> None:
     shared_cache.run(lambda cache: cache.delete(_slot_key(match_id, slot)), _nothing)
+    _forget(match_id)
 
 
 @contextlib.asynccontextmanager

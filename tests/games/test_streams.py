@@ -327,8 +327,9 @@ def test_a_person_with_a_stream_open_is_shown_present_to_the_others(servers, mod
 
 
 def test_presence_is_shared_by_the_api_processes_and_lapses_when_one_dies(servers):
-    """Bob's stream on B makes him present in A's views; B is killed (no chance to say he
-    left): the mark lapses after two keep-alive intervals."""
+    """Bob's stream on B makes him present in A's views, within A's PRESENCE_READ_SECONDS
+    (A answers from what it read that recently); B is killed (no chance to say he left):
+    the mark lapses after two keep-alive intervals."""
     a, b = servers(STREAM_KEEPALIVE_SECONDS="0.5"), servers(STREAM_KEEPALIVE_SECONDS="0.5")
     alice = Player(a)
     match_id = create_match(alice, ["me", "open", "computer", "computer"])
@@ -340,7 +341,8 @@ def test_presence_is_shared_by_the_api_processes_and_lapses_when_one_dies(server
     def bob_present() -> bool:
         return alice.call("GET", f"matches/{match_id}")["seats"][1]["present"]
 
-    assert bob_present()
+    # PRESENCE_READ_SECONDS (1) and a request or two; a mark's lapse would take 35 s.
+    _until(bob_present, "A to show bob present", timeout=3)
     os.killpg(b.proc.pid, signal.SIGKILL)
     killed = time.monotonic()
     _until(lambda: not bob_present(), "bob's mark to lapse", timeout=15)
