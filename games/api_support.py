@@ -1,5 +1,6 @@
 """The API's shared plumbing: the error body, the body size limit, strict input."""
 
+import copy
 import re
 from typing import Any
 
@@ -124,6 +125,21 @@ class StrictBooleanField(serializers.BooleanField):
 _INTEGER = re.compile(r"-?[0-9]+")
 
 
+def _fresh(field: serializers.Field) -> serializers.Field:
+    """A declared field's copy for one serializer instance to bind. DRF deep-copies each
+    declared field (building it again from its arguments), two thirds of validating an
+    action's body (issue 15); a plain field's binding only sets attributes of its own
+    (name, parent, source), so a shallow copy with its own list of validators is enough.
+    A field holding other fields (a nested serializer, a list's or a dict's child) keeps
+    DRF's deep copy: they are bound to it, and through it to the serializer."""
+    if isinstance(field, serializers.BaseSerializer) or hasattr(field, "child"):
+        return copy.deepcopy(field)
+    fresh = copy.copy(field)
+    if "_validators" in field.__dict__:
+        fresh._validators = list(field._validators)
+    return fresh
+
+
 class StrictSerializer(serializers.Serializer):
     # Input exactly as the OpenAPI schema states it (StrictSerializerSchema below). A JSON
     # body: no field it does not know (a typo is an error rather than ignored), a string
@@ -134,7 +150,7 @@ class StrictSerializer(serializers.Serializer):
     # be refused as blank. (No docstring: the schema would show it for each subclass.)
 
     def get_fields(self) -> dict[str, serializers.Field]:
-        fields = super().get_fields()
+        fields = {name: _fresh(field) for name, field in self._declared_fields.items()}
         for field in fields.values():
             if isinstance(field, serializers.CharField):
                 field.trim_whitespace = False
