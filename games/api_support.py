@@ -131,8 +131,11 @@ def _fresh(field: serializers.Field) -> serializers.Field:
     action's body (issue 15); a plain field's binding only sets attributes of its own
     (name, parent, source), so a shallow copy with its own list of validators is enough.
     A field holding other fields (a nested serializer, a list's or a dict's child) keeps
-    DRF's deep copy: they are bound to it, and through it to the serializer."""
-    if isinstance(field, serializers.BaseSerializer) or hasattr(field, "child"):
+    DRF's deep copy: they are bound to it, and through it to the serializer; so does a
+    field whose default is a list, dict or set, which a request could change for the next."""
+    holds_fields = hasattr(field, "child") or hasattr(field, "child_relation")
+    shared_default = isinstance(getattr(field, "default", None), list | dict | set)
+    if isinstance(field, serializers.BaseSerializer) or holds_fields or shared_default:
         return copy.deepcopy(field)
     fresh = copy.copy(field)
     if "_validators" in field.__dict__:

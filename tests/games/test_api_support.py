@@ -16,6 +16,10 @@ class WithAList(StrictSerializer):
     note = serializers.CharField(max_length=4)
 
 
+class WithADefault(StrictSerializer):
+    tags = serializers.JSONField(required=False, default=[])
+
+
 def test_each_serializer_binds_fields_of_its_own_never_the_declared_ones():
     first, second = Action(data={}), Action(data={})
     for name, declared in Action._declared_fields.items():
@@ -66,3 +70,12 @@ def test_serializers_validating_at_once_in_threads_do_not_mix_their_answers():
     for thread in threads:
         thread.join()
     assert wrong == []
+
+
+def test_a_default_list_is_each_serializer_s_own():
+    first = WithADefault(data={})
+    assert first.is_valid(), first.errors
+    first.validated_data["tags"].append("changed by one request")
+    second = WithADefault(data={})
+    assert second.is_valid(), second.errors
+    assert second.validated_data["tags"] == []
