@@ -276,7 +276,7 @@ SPECTACULAR_SETTINGS = {
     "TITLE": "Euchre game service",
     "DESCRIPTION": "Four-player Euchre against people and computer players; "
     "every match is an append-only event log.",
-    "VERSION": "1.1.0",  # docs/api-versioning.md, the changelog
+    "VERSION": "1.1.1",  # docs/api-versioning.md, the changelog
     "SERVE_INCLUDE_SCHEMA": False,
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",

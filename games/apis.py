@@ -3,13 +3,17 @@
 import hashlib
 import json
 import re
+from base64 import b64decode
 from collections.abc import Callable
 from contextlib import nullcontext
+from datetime import UTC
 from typing import Any
+from urllib import parse
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError as DjangoValidationError
+from django.utils.dateparse import parse_datetime
 from drf_spectacular.utils import (
     OpenApiExample,
     OpenApiParameter,
@@ -21,11 +25,11 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from knox import views as knox_views
 from knox.views import LoginView as KnoxLoginView
 from rest_framework import serializers
-from rest_framework.exceptions import NotFound as DrfNotFound
-from rest_framework.pagination import CursorPagination, PageNumberPagination
+from rest_framework.pagination import Cursor, CursorPagination, PageNumberPagination
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.utils.urls import remove_query_param
 from rest_framework.views import APIView
 
 from games import (
@@ -372,16 +376,74 @@ class MatchPagination(PageSizes, PageNumberPagination):
 
 
 class CursorPages(PageSizes, CursorPagination):
-    """The cursor lists' pages: a cursor that is not one the list gave is 400
-    invalid_cursor (DRF's own answer is a 404, as if the list were not there)."""
+    """The cursor lists' pages. A cursor is taken only if the list could have given it:
+    base64 of `o` (an offset, 0 to DRF's cutoff), `r` (0 or 1) and `p` (the position: every
+    cursor list here is ordered by a date-time first), each at most once; anything else is
+    400 invalid_cursor. DRF's own decoding answered a 404 for some, the first page for
+    non-base64 (`!!!`) and a 500 for a position that is not a date-time (issue 33)."""
 
-    def decode_cursor(self, request: Request) -> Any:
+    MAX_LENGTH = 512  # a cursor the lists give is under 100 characters
+
+    @classmethod
+    def parse(cls, encoded: str) -> Cursor | None:
+        """The cursor `encoded` stands for, or None if no list gives it."""
+        if not encoded or len(encoded) > cls.MAX_LENGTH:
+            return None
         try:
-            return super().decode_cursor(request)
-        except DrfNotFound as exc:
+            text = b64decode(encoded.encode("ascii"), validate=True).decode("ascii")
+            pairs = parse.parse_qsl(text, keep_blank_values=True, strict_parsing=True)
+        except ValueError:  # not ASCII, not base64, not a query string
+            return None
+        tokens = dict(pairs)
+        if not tokens or len(tokens) != len(pairs) or not set(tokens) <= {"o", "r", "p"}:
+            return None
+        offset, reverse = tokens.get("o", "0"), tokens.get("r", "0")
+        position = tokens.get("p")
+        if not (offset.isascii() and offset.isdigit() and int(offset) <= cls.offset_cutoff):
+            return None
+        if reverse not in ("0", "1") or (position is not None and not _a_moment(position)):
+            return None
+        return Cursor(offset=int(offset), reverse=reverse == "1", position=position)
+
+    @classmethod
+    def check(cls, request: Request) -> None:
+        """400 invalid_cursor unless the request's cursor, if any, is one a list gives
+        (before the query's shape is checked: a blank or long cursor is this error too)."""
+        values = request.query_params.getlist(cls.cursor_query_param)
+        if any(cls.parse(value) is None for value in values):
             raise BadInput(
                 "invalid_cursor", "The cursor is not one this list gave: start again without it."
-            ) from exc
+            )
+
+    def decode_cursor(self, request: Request) -> Cursor | None:
+        self.check(request)
+        encoded = request.query_params.get(self.cursor_query_param)
+        return None if encoded is None else self.parse(encoded)
+
+    def encode_cursor(self, cursor: Cursor) -> str:
+        if cursor == Cursor(offset=0, reverse=False, position=None):
+            # The first page (DRF would encode it as an empty cursor, which is refused).
+            return remove_query_param(self.base_url, self.cursor_query_param)
+        return super().encode_cursor(cursor)
+
+
+def cursor_field() -> serializers.CharField:
+    """A cursor list's `cursor` query parameter (CursorPages.check has checked it)."""
+    return serializers.CharField(
+        max_length=CursorPages.MAX_LENGTH, required=False, help_text="From `next` or `previous`."
+    )
+
+
+def _a_moment(text: str) -> bool:
+    """`text` is a date-time with its offset from UTC, as a cursor's position is."""
+    try:
+        moment = parse_datetime(text)
+        if moment is None or moment.tzinfo is None:
+            return False
+        moment.astimezone(UTC)  # in range in UTC too (the database compares in UTC)
+    except (ValueError, OverflowError):  # an offset of +99:00; a year out of range in UTC
+        return False
+    return True
 
 
 class PagedFilterSerializer(StrictSerializer):
@@ -403,6 +465,8 @@ class PagedListApi(APIView):
 
     def filters(self, request: Request) -> dict[str, Any]:
         """The query's filters, checked (400 invalid_input), without the paging fields."""
+        if issubclass(self.pages, CursorPages):
+            self.pages.check(request)
         query = self.Filters(data=request.query_params)
         query.is_valid(raise_exception=True)
         return {k: v for k, v in query.validated_data.items() if k not in query.PAGING}
@@ -1113,7 +1177,7 @@ class UserMatchesApi(PagedListApi):
         going_alone = _yes_no("Played with going alone allowed, or not.")
         lone_lead = serializers.ChoiceField(choices=LONE_LEAD_CHOICES, required=False)
         defending_alone = _yes_no("Played with defending alone allowed, or not.")
-        cursor = serializers.CharField(max_length=200, required=False)
+        cursor = cursor_field()
 
     Filters, pages = UserMatchesFilterSerializer, HistoryPagination
     RULES = ("target_score", "stick_the_dealer", "going_alone", "lone_lead", "defending_alone")
@@ -1381,9 +1445,7 @@ class MyMatchesApi(PagedListApi):
         )
         created_after = serializers.DateTimeField(required=False)
         created_before = serializers.DateTimeField(required=False)
-        cursor = serializers.CharField(
-            max_length=512, required=False, help_text="From `next` or `previous`."
-        )
+        cursor = cursor_field()
 
     Filters, pages = MyMatchesFilterSerializer, MyMatchesPagination
 
