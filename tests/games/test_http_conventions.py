@@ -3,13 +3,42 @@ headers, Idempotent-Replayed, Location on 201 (docs/api-versioning.md, "HTTP con
 
 import copy
 import uuid
+from pathlib import Path
+from typing import Any
 
 import pytest
+import yaml
 from rest_framework.test import APIClient
 
-from tests.games.helpers import COMPUTERS, OPEN, act, create_match, play_to_the_end, view
+from tests.games.helpers import (
+    COMPUTERS,
+    OPEN,
+    act,
+    assert_error,
+    create_match,
+    play_to_the_end,
+    view,
+)
 
 APP = "https://app.example.com"
+ROOT = Path(__file__).resolve().parents[2]
+HTTP_METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
+
+
+def schema_operations() -> list[tuple[str, str, dict[str, Any]]]:
+    """(METHOD, path, operation) for every operation of the committed schema (the served
+    one, tests/games/test_schema_contract.py)."""
+    schema = yaml.safe_load((ROOT / "openapi.yaml").read_text())
+    return [
+        (method.upper(), path, operation)
+        for path, item in schema["paths"].items()
+        for method, operation in item.items()
+        if method in HTTP_METHODS
+    ]
+
+
+OPERATIONS = schema_operations()
+OPERATION_IDS = [f"{method} {path}" for method, path, _ in OPERATIONS]
 
 
 @pytest.fixture
@@ -52,10 +81,80 @@ def test_a_preflight_from_an_allowed_origin_names_the_methods_and_headers(allowe
     assert response.status_code == 200
     assert response["Access-Control-Allow-Origin"] == APP
     methods = {m.strip() for m in response["Access-Control-Allow-Methods"].split(",")}
-    assert {"GET", "POST"} <= methods and "DELETE" not in methods
+    assert {"GET", "POST", "DELETE"} <= methods
     headers = {h.strip() for h in response["Access-Control-Allow-Headers"].split(",")}
     assert {"authorization", "idempotency-key", "last-event-id", "content-type"} <= headers
     assert int(response["Access-Control-Max-Age"]) > 0
+
+
+def _concrete(path: str) -> str:
+    """A URL of the schema's path (a preflight is answered before any view looks it up)."""
+    names = {"{match_id}": str(uuid.uuid4()), "{hint_id}": str(uuid.uuid4())}
+    for name, value in {**names, "{username}": "alice"}.items():
+        path = path.replace(name, value)
+    assert "{" not in path, f"a path parameter this test does not fill: {path}"
+    return path
+
+
+def _headers_sent(operation: dict[str, Any]) -> set[str]:
+    """The headers a client sends that are not CORS-safelisted: its token (an operation that
+    takes one), its body's type, and each header parameter the operation declares."""
+    headers = {p["name"].lower() for p in operation.get("parameters", []) if p["in"] == "header"}
+    if any(requirement for requirement in operation.get("security", [])):
+        headers.add("authorization")
+    if "requestBody" in operation:
+        headers.add("content-type")
+    return headers
+
+
+def _preflight(method: str, path: str, operation: dict[str, Any], origin: str) -> Any:
+    """What a browser asks before it makes the operation's request from `origin`."""
+    return APIClient().options(
+        _concrete(path),
+        HTTP_ORIGIN=origin,
+        HTTP_ACCESS_CONTROL_REQUEST_METHOD=method,
+        HTTP_ACCESS_CONTROL_REQUEST_HEADERS=", ".join(sorted(_headers_sent(operation))),
+    )
+
+
+def test_the_schema_has_operations_of_each_method_the_api_takes():
+    assert {method for method, _path, _op in OPERATIONS} == {"GET", "POST", "DELETE"}
+    assert ("DELETE", "/api/v1/quickplay") in {(m, p) for m, p, _op in OPERATIONS}
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(("method", "path", "operation"), OPERATIONS, ids=OPERATION_IDS)
+def test_a_web_app_on_an_allowed_origin_may_make_every_operation_of_the_schema(
+    allowed_origin, method, path, operation
+):
+    """The checks a browser makes of a preflight's answer (Fetch, "CORS-preflight fetch"):
+    the origin, the method (case-sensitive) and every non-safelisted header it will send.
+    Before, DELETE was not allowed: a web app could not leave quick play's queue."""
+    response = _preflight(method, path, operation, APP)
+    assert response.status_code == 200
+    assert response["Access-Control-Allow-Origin"] == APP
+    methods = {m.strip() for m in response["Access-Control-Allow-Methods"].split(",")}
+    assert method in methods, f"{method} {path}: the preflight allows {sorted(methods)}"
+    allowed = {h.strip().lower() for h in response["Access-Control-Allow-Headers"].split(",")}
+    assert _headers_sent(operation) <= allowed
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(("method", "path", "operation"), OPERATIONS, ids=OPERATION_IDS)
+def test_an_origin_not_listed_may_make_no_operation_of_the_schema(
+    allowed_origin, method, path, operation
+):
+    response = _preflight(method, path, operation, "https://evil.example.com")
+    assert "Access-Control-Allow-Origin" not in response
+    assert "Access-Control-Allow-Methods" not in response
+
+
+@pytest.mark.django_db
+def test_a_web_app_may_leave_the_quick_play_queue_and_read_the_answer(allowed_origin, player):
+    _user, client = player
+    response = client.delete("/api/v1/quickplay", HTTP_ORIGIN=APP)
+    assert_error(response, 409, "not_in_queue")  # its answer reaches the page's script
+    assert response["Access-Control-Allow-Origin"] == APP
 
 
 @pytest.mark.django_db
