@@ -510,6 +510,94 @@ def test_the_keyboard_alone_plays_a_whole_hand(server, browser, artifacts):
         context.close()
 
 
+# Notes every moment the focus rests on <body> (or nowhere): on every frame, after every
+# change to the page (a MutationObserver runs once the task that changed it has run its
+# script, so a focus moved later in that same task is not noted), and a task after the
+# focus left an element for none.
+FOCUS_RECORDER = """() => {
+    window.__onBody = [];
+    const note = (how) => {
+        const a = document.activeElement;
+        if (a && a !== document.body) return;
+        const m = document.querySelector('#match');
+        window.__onBody.push({how, seq: m ? m.dataset.seq : null,
+                              busy: m ? m.dataset.busy : null});
+    };
+    new MutationObserver(() => note('change')).observe(document.documentElement,
+        {subtree: true, childList: true, attributes: true, characterData: true});
+    document.addEventListener('focusout', (e) => {
+        if (!e.relatedTarget) setTimeout(() => note('focusout'), 0);
+    }, true);
+    const frame = () => { note('frame'); requestAnimationFrame(frame); };
+    requestAnimationFrame(frame);
+}"""
+
+
+def test_the_focus_never_rests_on_body_while_the_keyboard_plays_a_hand(
+    server, browser, artifacts
+):
+    """docs/web-client.md: after a move the focus goes to the next control or the hand,
+    never to <body>, not even for a moment. A recorder in the page watches every frame and
+    every change from the first move to the next deal. (The buttons were disabled while a
+    move was sent, which took the focus off them: it sat on <body> until the answer came,
+    0.1 to 0.4 s after every keyboard move.) A control beside the table that is drawn
+    again (the panel's Lobby link, while a key plays a card) keeps the focus; the last
+    trick closed from within gives it to the Last trick control."""
+    context, page, errors = guest_page(browser, f"{server}/play/")
+    try:
+        match_id = create_match(page, 10, alone=False)  # we play every trick of the hand
+        open_match(page, match_id)
+        wait_for_my_move(page)
+        page.evaluate(FOCUS_RECORDER)
+        moves = 0
+        elsewhere_kept = False
+        for _ in range(60):
+            wait_for_my_move(page)
+            snap = table_snapshot(page)
+            if snap["status"] == "finished":
+                break
+            if not page.get_by_test_id("hand-number").inner_text().startswith("1,"):
+                break
+            kind, move = simple_move(snap)
+            elsewhere = kind == "card" and not elsewhere_kept
+            if elsewhere:  # once: the person reads the panel beside the table meanwhile
+                page.get_by_role("link", name="Lobby").focus()
+            if kind == "card":
+                index = [card for card, _ in snap["cards"]].index(move["card"])
+                page.keyboard.press(str(index + 1))
+            elif move["type"] == "pass":
+                page.keyboard.press("p")
+            else:  # stick the dealer: the focus is on the first bid
+                page.keyboard.press("Enter")
+            moves += 1
+            wait_for_seq_change(page, snap["seq"])
+            if elsewhere:  # the panel was drawn again: its Lobby link has the focus back
+                assert page.evaluate("() => document.activeElement.textContent") == "Lobby"
+                elsewhere_kept = True
+        assert moves >= 6, f"{moves} moves: a bid and five cards at least"
+        assert elsewhere_kept
+        # The last trick closed from its own Close button (Esc): the focus goes back to
+        # the control that opens it.
+        page.keyboard.press("l")
+        page.get_by_test_id("last-trick").wait_for(state="visible")
+        page.get_by_test_id("last-trick").get_by_role("button", name="Close").focus()
+        page.keyboard.press("Escape")
+        page.get_by_test_id("last-trick").wait_for(state="hidden")
+        focused = page.evaluate("() => document.activeElement.dataset.testid || null")
+        assert focused == "last-trick-button", focused
+        on_body = page.evaluate("() => window.__onBody")
+        assert on_body == [], f"the focus rested on <body> {len(on_body)} times: {on_body[:10]}"
+        # The recorder notices: the focus taken off by hand is seen on the next frame.
+        page.evaluate("() => document.activeElement.blur()")
+        page.wait_for_function("() => window.__onBody.some((n) => n.how === 'frame')")
+        errors.check()
+    except BaseException:
+        page.screenshot(path=str(artifacts / "focus-failure.png"), full_page=True)
+        raise
+    finally:
+        context.close()
+
+
 def check_bidding(page, snap: dict) -> None:
     """While we bid: the hand fully readable (nothing dimmed); one button per bid, and
     going alone a toggle beside them (A), not a second row of buttons."""

@@ -642,10 +642,11 @@ export function showMatch(root, id) {
   function setBusy(busy) {
     st.busy = busy;
     screen.setAttribute("data-busy", String(busy));
-    screen.querySelectorAll("button[data-action], button[data-testid=card]").forEach((b) => {
-      b.disabled = busy;
-    });
-    el.returnButton.disabled = busy;
+    const buttons = [...screen.querySelectorAll("button[data-action], button[data-testid=card]"), el.returnButton];
+    // A disabled button loses the focus to <body> until the answer is drawn: the hand
+    // holds it meanwhile (the answer's drawing moves it on to the next control).
+    if (busy && buttons.includes(document.activeElement)) el.hand.focus({ preventScroll: true });
+    for (const b of buttons) b.disabled = busy;
   }
 
   function setMessage(err, kind) {
@@ -702,6 +703,9 @@ export function showMatch(root, id) {
     const active = document.activeElement;
     const refocus = !active || active === document.body || [el.hand, el.actions, el.table, el.hint, el.banner].some((box) => box.contains(active));
     const focusedCard = active && active.dataset && active.dataset.testid === "card";
+    // Elsewhere on the table (the Lobby link, the last trick's Close, I'm back…), the
+    // control drawn again in its place gets it back.
+    const twin = !refocus && screen.contains(active) ? twinOf(active) : null;
     screen.setAttribute("data-seq", String(body.seq));
     screen.setAttribute("data-status", body.status);
     screen.setAttribute("data-phase", view.phase);
@@ -729,6 +733,25 @@ export function showMatch(root, id) {
     renderLeave();
     setBusy(st.busy);
     if (refocus) placeFocus(focusedCard);
+    else if (focusLost()) {
+      const again = twin && twin();
+      if (again) again.focus({ preventScroll: true });
+      if (focusLost()) placeFocus(false); // gone, hidden or disabled now
+    }
+  }
+
+  function focusLost() {
+    const active = document.activeElement;
+    return !active || active === document.body;
+  }
+
+  // Finds, once the table is drawn again, the control that stands where `control` stood:
+  // the same element put back, or one of the same kind, test id and words.
+  function twinOf(control) {
+    const testid = control.getAttribute("data-testid");
+    const words = control.textContent;
+    return () => [...screen.querySelectorAll(control.tagName)].find((c) => c === control
+      || (c.getAttribute("data-testid") === testid && c.textContent === words));
   }
 
   function placeFocus(fromCard) {
@@ -774,8 +797,11 @@ export function showMatch(root, id) {
   }
 
   function toggleLastTrick(open = !st.lastTrickOpen) {
+    const inside = el.lastTrick.contains(document.activeElement);
     st.lastTrickOpen = Boolean(open && st.lastTrick);
     renderLastTrick();
+    // Closed from within (its Close, or Esc there): back to the control that opens it.
+    if (inside && focusLost()) el.lastTrickButton.focus({ preventScroll: true });
   }
 
   // The previous trick, at any time (the "Last trick" control, or L).
