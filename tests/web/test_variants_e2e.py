@@ -178,8 +178,11 @@ def test_the_dealer_names_the_jokers_suit_with_the_keyboard(server, browser, art
     context, page, errors = guest_page(browser, f"{server}/play/", viewport=PHONE)
     try:
         # We are east, the first dealer: the joker turned up is ours to name (1 in 25).
+        # To 5: no hand ends the match (a lone hand's march is 4), so after our move the
+        # focus is at the table, not on the match-over banner's link (to 3, a random
+        # partner's march alone, played out within our answer, ended it).
         seats = [{"kind": "computer", "level": "random"}] * 3 + [{"kind": "me"}]
-        options = {"target_score": 3, "joker": True, "joker_upcard": "dealer_names"}
+        options = {"target_score": 5, "joker": True, "joker_upcard": "dealer_names"}
         match_id = match_dealing(page, seats, options, "name_suit", 400)
         open_match(page, match_id)
         wait_for_my_move(page)
