@@ -8,16 +8,30 @@ is never a second waiting table for one key, a seat given twice, or a seat lost;
 options' queues do not wait (no lock on SQLite, the embedded default: it has one writer
 at a time anyway). The table's fourth person starts it (services._commit_events).
 
+A person waits in one queue at a time: asking with other options moves them, in one
+transaction, out of the table they wait at (nobody else's seat there is touched) and
+into the new queue, and joining a quick play table by its id (services.match_join) does
+the same. The rule is per person while the queue's lock is per queue, so every change to
+where a person waits (an ask, a join by id, leaving) first takes a second advisory lock,
+the person's (`hold_person`): one person's requests run one after another, whichever
+process serves them, and each sees where the one before left them. Locks are always
+taken in one order, so that no two requests wait for each other: the person's, then
+the queues' involved in order of their lock key (`_lock_queues`), then tables' rows,
+then the person's row (services.room_for_another_match). Since a table starts only
+while it waits, and a person waits at one table at most, no two tables ever start with
+the same person; a table that started is a match (left with POST /matches/{id}/leave),
+and a further ask seats its person in a queue as anyone's would.
+
 When the table's wait (QUICKPLAY_WAIT_SECONDS from its opening) is over, the task
 games.tasks.start_quickplay (asked for through games.later when the table opens; the
 periodic sweep for a lost one) gives its open seats to computer players of the asked
 level, and it starts; if the people asked for no computer players it waits on for
 people. `quickplay_leave` takes the caller out of the queue before the start: the seat
-is open again (event seat_vacated), and a table nobody waits at is abandoned. A person
-waits in one queue at a time: asking with other options leaves the table they wait at.
+is open again (event seat_vacated), and a table nobody waits at is abandoned.
 """
 
 import zlib
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -80,12 +94,11 @@ class Ask:
 
 def quickplay_join(*, user: AbstractBaseUser, ask: Ask) -> Match:
     """The caller's seat at the table waiting for `ask`'s options (the one they already
-    wait at, if any), or a new one."""
+    wait at, if any), or a new one; out of any other queue they waited in."""
     ask = ask.checked()
     key = ask.key()
-    _leave_tables(user, exclude_key=key)  # one queue at a time: asking anew moves you
     with transaction.atomic():
-        _lock_queue(key)
+        enter_queue(user, key)
         waiting = Match.objects.filter(status=MatchStatus.WAITING, quickplay_key=key)
         mine = waiting.filter(seats__user=user).first()
         if mine is not None:
@@ -116,23 +129,25 @@ def quickplay_join(*, user: AbstractBaseUser, ask: Ask) -> Match:
     return table
 
 
-def _lock_queue(key: str) -> None:
-    """Serialize the requests for one queue until this transaction ends."""
-    if connection.vendor == "postgresql":
-        with connection.cursor() as cursor:
-            # Two 32-bit keys: a namespace of ours, and the queue's.
-            cursor.execute(
-                "SELECT pg_advisory_xact_lock(%s, %s)",
-                [_NAMESPACE, zlib.crc32(key.encode()) - 2**31],
-            )
-
-
-_NAMESPACE = 0x51_50  # "QP"
+def enter_queue(user: AbstractBaseUser, key: str) -> None:
+    """Before `user` is seated at a table of the queue `key`, in the caller's transaction:
+    hold their lock and the queues' involved, and take them out of every other quick play
+    table they wait at (one queue at a time). Rolled back with the seat if it is refused."""
+    hold_person(user)
+    tables = _waiting_at(user)
+    _lock_queues([key, *tables.values()])
+    for match_id, queue in tables.items():
+        if queue != key:
+            _vacate(match_id, user)
 
 
 def quickplay_leave(*, user: AbstractBaseUser) -> list[str]:
     """Leave every quick play table the caller waits at (before its start): the ids."""
-    left = _leave_tables(user)
+    with transaction.atomic():
+        hold_person(user)
+        tables = _waiting_at(user)
+        _lock_queues(tables.values())  # the order a join takes them in
+        left = [match_id for match_id in tables if _vacate(match_id, user)]
     if not left:
         raise Conflict(
             "not_in_queue",
@@ -141,24 +156,49 @@ def quickplay_leave(*, user: AbstractBaseUser) -> list[str]:
     return left
 
 
-def _leave_tables(user: AbstractBaseUser, exclude_key: str = "") -> list[str]:
-    left = []
-    tables = (
-        Seat.objects.filter(
-            user=user, match__status=MatchStatus.WAITING, match__quickplay_key__gt=""
-        )
-        .exclude(match__quickplay_key=exclude_key)
-        .values_list("match_id", flat=True)
-    )
-    for match_id in list(tables):
-        with transaction.atomic():
-            match = Match.objects.select_for_update().get(pk=match_id)
-            seat = match.seats.filter(user=user).first()
-            if match.status != MatchStatus.WAITING or seat is None:
-                continue  # it started (or they left) meanwhile
-            services.seat_vacate(match, seat)
-            left.append(str(match_id))
-    return left
+def hold_person(user: AbstractBaseUser) -> None:
+    """Serialize the changes to where `user` waits until this transaction ends (taken
+    before any queue's lock)."""
+    # Two 32-bit keys: a namespace of ours, and the person's id folded into 32 bits (two
+    # people sharing one only wait for each other).
+    _advisory_lock(_PERSON_NAMESPACE, user.pk % 2**32 - 2**31)
+
+
+def _lock_queues(keys: Iterable[str]) -> None:
+    """Serialize the requests for these queues until this transaction ends: taken in the
+    order of their lock keys, so that two transactions needing the same two never wait
+    for each other."""
+    for lock_key in sorted({zlib.crc32(key.encode()) - 2**31 for key in keys}):
+        _advisory_lock(_NAMESPACE, lock_key)
+
+
+def _advisory_lock(namespace: int, lock_key: int) -> None:
+    if connection.vendor == "postgresql":  # SQLite has one writer at a time anyway
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [namespace, lock_key])
+
+
+_NAMESPACE = 0x51_50  # "QP": a queue's lock
+_PERSON_NAMESPACE = 0x51_55  # "QU": a person's
+
+
+def _waiting_at(user: AbstractBaseUser) -> dict[str, str]:
+    """The quick play tables `user` waits at: their queue by id."""
+    seats = Seat.objects.filter(
+        user=user, match__status=MatchStatus.WAITING, match__quickplay_key__gt=""
+    ).order_by("match_id")
+    return {str(m): key for m, key in seats.values_list("match_id", "match__quickplay_key")}
+
+
+def _vacate(match_id: str, user: AbstractBaseUser) -> bool:
+    """Open `user`'s seat at this waiting table (in the caller's transaction, the queue's
+    lock held); False if it started, or they left it, meanwhile."""
+    match = Match.objects.select_for_update().get(pk=match_id)
+    seat = match.seats.filter(user=user).first()
+    if match.status != MatchStatus.WAITING or seat is None:
+        return False
+    services.seat_vacate(match, seat)
+    return True
 
 
 def quickplay_start(*, match_id: Any) -> bool:

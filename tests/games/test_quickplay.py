@@ -1,12 +1,14 @@
 """Quick play: people asking with the same options sit at the same table; after the wait
 computer players take the open seats (if asked for) and it starts; leaving the queue."""
 
+import json
 from collections import Counter
 from datetime import timedelta
 
 import pytest
 import requests
 from django.utils import timezone
+from rest_framework.test import APIClient
 
 from games import later, quickplay
 from games.models import Event, Match, MatchStatus, Seat, SeatKind
@@ -217,3 +219,159 @@ def test_joining_and_leaving_at_once_over_http_loses_no_seat(servers):
     for match in tables:
         humans = match.seats.filter(kind=SeatKind.HUMAN).count()
         assert humans == 4 if match.status == MatchStatus.ACTIVE else 0 < humans < 4
+
+
+# ------------------------------------------- one person, many asks at once: one queue
+
+# One person's asks, sent at once: a queue of their own each (other turn timers, rules,
+# computer players or not, their level) but the last, which asks for the first again.
+MANY_ASKS = [
+    {"computers": False},
+    {"computers": False, "turn_seconds": 30},
+    {"computers": False, "turn_seconds": 45},
+    {"computers": False, "turn_seconds": 60},
+    {"computers": False, "turn_seconds": 90},
+    {"computers": False, "turn_seconds": 120},
+    {"computers": False, "preset": "short"},
+    {"level": "easy", "preset": "canadian", "turn_seconds": 30},
+    {"computers": False},
+]
+# Tables other people wait at (in no queue above), which the person joins by id at once.
+OTHER_TABLES = [
+    {"computers": False, "preset": "no_stick"},
+    {"preset": "no_stick"},
+    {"computers": False, "preset": "no_stick", "turn_seconds": 30},
+    {"preset": "no_stick", "level": "hard"},
+]
+
+
+def waiting_tables(user) -> list[str]:
+    """The quick play tables `user` waits at."""
+    seats = Seat.objects.filter(
+        user=user, match__status=MatchStatus.WAITING, match__quickplay_key__gt=""
+    )
+    return [str(match_id) for match_id in seats.values_list("match_id", flat=True)]
+
+
+def burst(send, asks: list[dict], opened: list[str]) -> list[str]:
+    """One person's `asks` and joins of the `opened` tables by id, all at once, through
+    `send(i, method, path, body) -> (status, body)`: each is answered 200; the tables."""
+    requests_ = [("POST", "quickplay", body) for body in asks]
+    requests_ += [("POST", f"matches/{match_id}/join", None) for match_id in opened]
+
+    def one(i: int) -> str:
+        status, body = send(i, *requests_[i])
+        assert status == 200, (requests_[i], status, body)
+        return body["id"]
+
+    answers = race(len(requests_), one)
+    assert all(isinstance(a, str) for a in answers), answers
+    return answers
+
+
+def assert_waits_at_one_table(user, answers: list[str]) -> str:
+    waiting = waiting_tables(user)
+    assert len(waiting) == 1, f"waits at {len(waiting)} tables at once: {waiting}"
+    assert waiting[0] in answers
+    twice = Counter(Seat.objects.filter(user=user).values_list("match_id", flat=True))
+    assert max(twice.values()) == 1, twice
+    return waiting[0]
+
+
+def fill_every_queue(fillers, user, table: str) -> None:
+    """Three more people ask for each of MANY_ASKS' options: every table waiting there
+    starts with four people; of those, only `table` (theirs) seats `user`."""
+    for k, body in enumerate(MANY_ASKS[:-1]):
+        for filler in fillers[3 * k : 3 * k + 3]:
+            ask(filler, **body)
+    started = Match.objects.filter(status=MatchStatus.ACTIVE, seats__user=user).exclude(
+        quickplay_key=""
+    )
+    assert [str(m.pk) for m in started] == [table]
+    assert waiting_tables(user) == []
+
+
+def open_other_tables(round_: int) -> tuple[list[str], list]:
+    """OTHER_TABLES, each opened by a person of its own: their ids, and those people."""
+    hosts = [c for _, c, _ in people(*[f"host{round_}.{k}" for k in range(len(OTHER_TABLES))])]
+    return [ask(h, **body)["id"] for h, body in zip(hosts, OTHER_TABLES, strict=True)], hosts
+
+
+def everyone_leaves(send, table: str, hosts) -> None:
+    """The person leaves the table they wait at (and no other), then the hosts theirs."""
+    assert send(0, "DELETE", "quickplay", None) == (200, {"left": [table]})
+    for host in hosts:
+        host.delete("/api/v1/quickplay")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_one_person_asking_many_queues_at_once_waits_in_exactly_one(settings):
+    """Real threads on real PostgreSQL, round after round (the race the rule had was lost
+    in nearly every round), the person's asks and joins of other people's tables by id at
+    once, or those joins alone: they wait at one table, whichever request came last, and
+    when every queue fills only that table starts with them."""
+    settings.QUICKPLAY_WAIT_SECONDS = 600
+    rates = {**settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"], "matches": "100000/min"}
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": rates}
+    (user, _, token), = people("many")
+    fillers = [client for _, client, _ in people(*[f"f{i:02}" for i in range(24)])]
+
+    def send(i: int, method: str, path: str, body) -> tuple[int, dict]:
+        client = APIClient()  # one per thread
+        client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
+        response = client.generic(
+            method, f"/api/v1/{path}", json.dumps(body or {}), content_type="application/json"
+        )
+        return response.status_code, response.json()
+
+    for round_ in range(10):
+        opened, hosts = open_other_tables(round_)
+        answers = burst(send, MANY_ASKS if round_ % 2 else [], opened)
+        everyone_leaves(send, assert_waits_at_one_table(user, answers), hosts)
+    answers = burst(send, MANY_ASKS, [])
+    fill_every_queue(fillers, user, assert_waits_at_one_table(user, answers))
+
+
+@pytest.mark.django_db(transaction=True)
+def test_one_person_asking_many_queues_at_once_on_two_api_processes_waits_in_one(servers):
+    """The same on two real API processes (each its own threads), the asks alternating
+    between them: the rule holds across processes, not only within one."""
+    both = (servers(QUICKPLAY_WAIT_SECONDS="600"), servers(QUICKPLAY_WAIT_SECONDS="600"))
+    (user, _, token), = people("many")
+    fillers = [client for _, client, _ in people(*[f"f{i:02}" for i in range(24)])]
+    headers = {"Authorization": f"Token {token}"}
+
+    def send(i: int, method: str, path: str, body) -> tuple[int, dict]:
+        response = requests.request(
+            method, f"{both[i % 2].url}/api/v1/{path}", json=body, headers=headers, timeout=60
+        )
+        return response.status_code, response.json()
+
+    for round_ in range(6):
+        opened, hosts = open_other_tables(round_)
+        answers = burst(send, MANY_ASKS if round_ % 2 else [], opened)
+        everyone_leaves(send, assert_waits_at_one_table(user, answers), hosts)
+    answers = burst(send, MANY_ASKS, [])
+    fill_every_queue(fillers, user, assert_waits_at_one_table(user, answers))
+
+
+@pytest.mark.django_db(transaction=True)
+def test_joining_a_quick_play_table_by_its_id_moves_you_out_of_your_queue():
+    (_, alice, _), (_, bob, _) = people("alice", "bob")
+    mine = ask(bob, turn_seconds=30)["id"]
+    theirs = ask(alice)["id"]
+    assert bob.post(f"/api/v1/matches/{theirs}/join").status_code == 200
+    assert Match.objects.get(pk=mine).status == MatchStatus.ABANDONED  # nobody else waited
+    assert Event.objects.filter(match_id=mine, type="seat_vacated").exists()
+    assert waiting_tables(Seat.objects.get(match_id=theirs, index=1).user) == [theirs]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_refused_ask_leaves_you_in_the_queue_you_wait_in(settings):
+    """Moving is one transaction: an ask refused (here: a table that started meanwhile,
+    joined by id) does not take you out of the queue you wait in."""
+    clients = [c for _, c, _ in people("a1", "a2", "a3", "a4", "bob")]
+    full = [ask(c, computers=False)["id"] for c in clients[:4]][0]
+    mine = ask(clients[4], turn_seconds=30)["id"]
+    assert_error(clients[4].post(f"/api/v1/matches/{full}/join"), 409, "match_started")
+    assert waiting_tables(Seat.objects.get(match_id=mine, index=0).user) == [mine]
