@@ -113,12 +113,20 @@ class PySolver:
     # ------------------------------------------------------------------ moves
 
     def _moves(self, legal: int, blockers: int) -> tuple[int, ...]:
-        """The legal cards worth trying, one of each run of equivalent cards, weakest
-        first. `blockers`: the cards that split a run (other hands, the current trick)."""
+        """distinct_moves, remembered: the Python search asks at every node."""
         key = (legal, blockers)
         found = self._moves_cache.get(key)
         if found is not None:
             return found
+        found = self.distinct_moves(legal, blockers)
+        if len(self._moves_cache) > TABLE_LIMIT:
+            self._moves_cache.clear()
+        self._moves_cache[key] = found
+        return found
+
+    def distinct_moves(self, legal: int, blockers: int) -> tuple[int, ...]:
+        """The legal cards worth trying, one of each run of equivalent cards, weakest
+        first. `blockers`: the cards that split a run (other hands, the current trick)."""
         keep = []
         for s, mask in enumerate(self.suit_mask):
             if not legal & mask:
@@ -134,11 +142,7 @@ class PySolver:
                     mine_last = False
         power = self.power
         keep.sort(key=lambda c: power[c])
-        found = tuple(keep)
-        if len(self._moves_cache) > TABLE_LIMIT:
-            self._moves_cache.clear()
-        self._moves_cache[key] = found
-        return found
+        return tuple(keep)
 
     # ------------------------------------------------------------------ search
 
@@ -391,7 +395,10 @@ class CSolver:
         py = PySolver(trump, makers, out)  # the tables, made once in Python
         self.trump, self.makers, self.out = py.trump, py.makers, py.out
         self.suit_mask, self.suit_order = py.suit_mask, py.suit_order
-        self._moves = py._moves
+        # Asked once per action_values (the C search finds its own moves), so not
+        # remembered: a memo keyed by the cards of every deal solved kept about 250 KB
+        # for each match a review worker reviewed, for as long as the process lived.
+        self._moves = py.distinct_moves
         n = len(DECK_WITH_JOKER)
         u64, i32, u8 = ctypes.c_uint64, ctypes.c_int, ctypes.c_uint8
         follow = (u64 * n)(*py.follow)
