@@ -674,7 +674,8 @@ class MatchJoinApi(APIView):
             "Take the first open seat, or the one named by `seat`, of a match that waits for "
             "players (an invitation is its id). A private match that is no longer waiting is "
             "404 to anyone not seated at it; a public one is 409 `match_started` or "
-            "`match_finished`."
+            "`match_finished`. A seat at a quick play table is a place in its queue: you leave "
+            "the table you waited at in another (one queue at a time)."
         ),
     )
     def post(self, request: Request, match_id: str) -> Response:
@@ -941,8 +942,10 @@ class QuickplayApi(APIView):
             "A seat at the public table waiting for people who asked for the same options "
             "(rules preset, computer players or not and their level, turn timer), or a new one."
             " Four people start it; otherwise, after the wait (`quickplay.starts_at`), computer "
-            "players take the open seats if you asked for them. Asking again while you wait "
-            "answers the same table. Answers your view of it."
+            "players take the open seats if you asked for them. You wait in one queue at a "
+            "time, even when you ask several times at once: asking again with the same options "
+            "answers the same table, and with other options moves you to their queue (your "
+            "seat at the table you waited at is open again). Answers your view of it."
         ),
     )
     def post(self, request: Request) -> Response:
