@@ -473,13 +473,13 @@ class MatchState:
         changing nothing, if the action is not allowed."""
         turn = self.turn
         if seat != turn:
-            raise self._not_your_turn(seat)
+            raise self._refusal(seat, action)
         seat = turn  # the engine's own int, however the caller wrote it (2.0, True)
         legal = self._legal
         if legal is None:
             legal = self.legal_actions()
         if action not in legal:
-            raise self.explain_illegal(seat, action)
+            raise self._refusal(seat, action)
         if self.phase == PLAY:
             card = action[1]
             if type(card) is not int:  # an equal action spelt oddly (True, 5.0): use ours
@@ -756,29 +756,27 @@ class MatchState:
     def explain_illegal(self, seat: int, action: A.Action) -> RuleError | None:
         """Why `action` is not legal for `seat` now, as a RuleError (returned, not raised);
         None if it is legal (exactly when apply_action would apply it)."""
-        if seat != self.turn:
+        turn = self.turn
+        if turn is not None and seat == turn and action in self.legal_actions():
+            return None  # an equal action spelt oddly (5.0 for 5) is legal, as applied
+        return self._refusal(seat, action)
+
+    def _refusal(self, seat: int, action: A.Action) -> RuleError:
+        """Why `action`, not a legal action of `seat` now, is refused. A malformed action
+        first, whatever the position and whoever sent it (RuleKind.MALFORMED), then the
+        seat (out of turn), then the rules."""
+        malformed = _malformed(action)
+        if malformed is not None:
+            return malformed
+        if seat is None or seat != self.turn:  # no one acts between hands and at the end
             return self._not_your_turn(seat)
         seat = self.turn
         legal = self.legal_actions()
-        if action in legal:  # an equal action spelt oddly (5.0 for 5) is legal, as applied
-            return None
-        if seat is None:  # between hands and after the match no one acts
-            return self._not_your_turn(seat)
-        if not isinstance(action, A.Action) or action.type not in A.ACTION_TYPES:
-            return RuleError("invalid_action", "That is not an action.")
         phase = self.phase
         kind = action.type
         if kind not in PHASE_ACTIONS[phase]:
             return RuleError("wrong_phase", f"You cannot {kind} now: {self._phase_words()}.")
         card, suit, alone = action.card, action.suit, action.alone
-        if (card is not None or kind in (A.PLAY, A.DISCARD)) and (
-            type(card) is not int or not 0 <= card <= JOKER
-        ):
-            return RuleError("invalid_card", "That is not a card.")
-        if (suit is not None or kind in (A.CALL, A.NAME_SUIT)) and suit not in (0, 1, 2, 3):
-            return RuleError("invalid_suit", "That is not a suit: a suit is a number 0 to 3.")
-        if alone not in (False, True):
-            return RuleError("invalid_action", "'alone' must be true or false.")
         if alone and kind in (A.ORDER_UP, A.CALL) and not self.options.going_alone:
             return RuleError("going_alone_disabled", "Going alone is switched off in this match.")
         if phase == BID2:
@@ -842,6 +840,27 @@ class MatchState:
                 f"not of the {led_name}: only the jack of trump's colour changes suit."
             )
         return RuleError("must_follow_suit", sentence)
+
+
+def _malformed(action: object) -> RuleError | None:
+    """Why `action` is not a well-formed action at all, or None: not an Action, an unknown
+    type, a card or suit its type takes missing (ACTION_FIELDS), a card or suit that is not
+    one (an int, strictly: True and 5.0 are not cards), `alone` not true or false."""
+    if not isinstance(action, A.Action) or action.type not in A.ACTION_TYPES:
+        return RuleError("invalid_action", "That is not an action.")
+    kind, takes = action.type, A.ACTION_FIELDS[action.type]
+    card, suit = action.card, action.suit
+    if card is None and "card" in takes:
+        return RuleError("invalid_action", f"A {kind} action names a card.")
+    if suit is None and "suit" in takes:
+        return RuleError("invalid_action", f"A {kind} action names a suit: a number 0 to 3.")
+    if card is not None and (type(card) is not int or not 0 <= card <= JOKER):
+        return RuleError("invalid_card", "That is not a card.")
+    if suit is not None and (type(suit) is not int or not 0 <= suit <= 3):
+        return RuleError("invalid_suit", "That is not a suit: a suit is a number 0 to 3.")
+    if action.alone not in (False, True):
+        return RuleError("invalid_action", "'alone' must be true or false.")
+    return None
 
 
 def _names(cards: list[int]) -> str:
