@@ -375,3 +375,32 @@ def test_a_refused_ask_leaves_you_in_the_queue_you_wait_in(settings):
     mine = ask(clients[4], turn_seconds=30)["id"]
     assert_error(clients[4].post(f"/api/v1/matches/{full}/join"), 409, "match_started")
     assert waiting_tables(Seat.objects.get(match_id=mine, index=0).user) == [mine]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_people_moving_between_the_same_queues_at_once_never_wait_for_each_other(settings):
+    """Three people each ask for four queues at once, each in another order (one moves
+    from a queue to another while someone else moves the other way), round after round:
+    every ask is answered (the queues' locks are taken in one order, so no two moves wait
+    for each other until PostgreSQL calls it a deadlock), each person waits at exactly
+    one table, and no table seats anyone twice (three people: no table starts)."""
+    settings.QUICKPLAY_WAIT_SECONDS = 600
+    rates = {**settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"], "matches": "100000/min"}
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": rates}
+    crowd = people("m1", "m2", "m3")
+    queues = MANY_ASKS[:4]
+
+    def one(i: int) -> int:
+        person, k = divmod(i, len(queues))
+        client = APIClient()  # one per thread
+        client.credentials(HTTP_AUTHORIZATION=f"Token {crowd[person][2]}")
+        body = queues[(k + person) % len(queues)] if person % 2 else queues[-1 - k]
+        return client.post("/api/v1/quickplay", body, format="json").status_code
+
+    for _round in range(8):
+        codes = race(len(crowd) * len(queues), one)
+        assert codes == [200] * len(codes), codes
+        for user, client, _ in crowd:
+            assert len(waiting_tables(user)) == 1
+            assert client.delete("/api/v1/quickplay").status_code == 200
+    assert not Seat.objects.filter(match__status=MatchStatus.ACTIVE).exists()
