@@ -773,8 +773,10 @@ class MatchActionApi(APIView):
                 OpenApiParameter.HEADER,
                 required=False,
                 description="Sending the same key again with the same request gives the first "
-                "response again; with a different request, 422 idempotency_key_mismatch. "
-                "1 to 128 visible ASCII characters (else 400 invalid_idempotency_key).",
+                "response again; with a different request (another body or another match), 422 "
+                "idempotency_key_mismatch; while another of your requests uses it at another "
+                "match, 409 idempotency_key_reused. 1 to 128 visible ASCII characters (else 400 "
+                "invalid_idempotency_key).",
             )
         ],
         responses={200: MatchViewSerializer},

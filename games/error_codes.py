@@ -73,9 +73,9 @@ CATALOGUE: dict[str, ErrorCode] = {
     "match_not_active": C((409,), "Hints are given while a match is being played."),
     "stale_sequence": C((409,), "The expected_seq sent is not the match's newest event; `seq` is."),
     "invalid_idempotency_key": C((400,), "An Idempotency-Key is 1 to 128 visible ASCII characters."),  # noqa: E501
-    "idempotency_key_mismatch": C((422,), "This Idempotency-Key was used with another request (body or match)."),  # noqa: E501
+    "idempotency_key_mismatch": C((422,), "This Idempotency-Key was used before with another request: another body, or another match."),  # noqa: E501
     "too_many_active_matches": C((409,), "You sit at as many waiting or active matches as one person may."),  # noqa: E501
-    "idempotency_key_reused": C((409,), "This Idempotency-Key was used for another match."),
+    "idempotency_key_reused": C((409,), "This Idempotency-Key is in use right now by another of your requests, at another match: once that one is answered, the key is its (422 idempotency_key_mismatch) or, if it failed, free."),  # noqa: E501
     "hints_disabled": C((422,), "Hints are switched off in this match."),
     # ------------------------------------------------ records, statistics and ratings
     "user_not_found": C((404,), "No such user, or a guest's record asked for by someone else (the same answer)."),  # noqa: E501
