@@ -55,7 +55,9 @@ def act_first_legal(player: Player, match_id: str) -> dict:
 
 
 def test_a_seat_taken_the_start_and_your_turn_reach_the_right_person_at_once(servers):
-    server = servers()
+    # Keep-alives an hour apart: what reaches a feed in this test was pushed on commit,
+    # not found when a keep-alive woke the feed.
+    server = servers(STREAM_KEEPALIVE_SECONDS="3600")
     alice, bob = Player(server), Player(server)
     alices_feed, bobs_feed = feed(alice), feed(bob)
     match_id = create(alice, ["me", "open", "computer", "computer"])
@@ -78,11 +80,9 @@ def test_a_seat_taken_the_start_and_your_turn_reach_the_right_person_at_once(ser
     assert "your_turn" not in kinds(bobs_feed)
 
     act_first_legal(alice, match_id)  # alice passes or orders up: then bob's turn, or play on
-    started = time.monotonic()
     view = alice.call("GET", f"matches/{match_id}")
-    if view["view"]["turn"] == 1:
+    if view["view"]["turn"] == 1:  # pushed: no keep-alive comes within the test
         bobs_feed.wait_for(has(bobs_feed, "your_turn", match_id), what="bob's turn")
-        assert time.monotonic() - started < 2  # pushed, not found at a keep-alive (15 s)
     assert elsewhere not in {e["match"] for e in bobs_feed.events}  # never another's match
     assert alices_feed.ids == sorted(alices_feed.ids) and len(set(alices_feed.ids)) == len(
         alices_feed.ids
