@@ -94,7 +94,7 @@ def test_clients_hanging_up_mid_wait_leave_the_watch_usable():
             _done, pending = await asyncio.wait(clients, timeout=2)
             hung += len(pending)
         locked = watch.changed.locked()
-        waiter = asyncio.create_task(watch.wait_beyond(watch.latest, timeout=2))
+        waiter = asyncio.create_task(watch.wait_beyond(watch.latest, timeout=60))
         await asyncio.sleep(0.01)
         await watch.heard(watch.latest + 1)
         return errors, hung, locked, await waiter
@@ -112,15 +112,17 @@ def test_a_poll_that_finds_an_unannounced_event_wakes_the_other_clients(match, d
     """A message lost on the way: the first client to poll finds the event in the log, and
     the others, waiting for news, wake at once rather than at their own keep-alive."""
 
-    async def scenario() -> tuple[bool, float]:
+    async def scenario() -> bool:
         watch = live.Watch(str(match.pk))
         await watch.events_after(match.seq)
-        waiting = asyncio.create_task(watch.wait_beyond(match.seq, timeout=10))
+        # Its own keep-alive an hour away: woken within the generous minute below, it was
+        # the poll that woke it.
+        waiting = asyncio.create_task(watch.wait_beyond(match.seq, timeout=3600))
         await asyncio.to_thread(_join, match, django_user_model)  # no message reaches `watch`
-        started = asyncio.get_running_loop().time()
         assert [e.seq for e in await watch.events_after(match.seq, poll=True)] == [match.seq + 1]
-        woke = await waiting
-        return woke, asyncio.get_running_loop().time() - started
+        done, _pending = await asyncio.wait({waiting}, timeout=60)
+        woke = waiting in done and waiting.result()
+        waiting.cancel()
+        return woke
 
-    woke, waited = asyncio.run(scenario())
-    assert woke and waited < 2
+    assert asyncio.run(scenario())
