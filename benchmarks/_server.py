@@ -507,11 +507,20 @@ class Stack:
         self._wait_healthy("uvicorn", proc, timeout, self.stream_port)
         return proc
 
-    def start_worker(self, timeout: float = 60) -> None:
+    def start_worker(
+        self,
+        timeout: float = 60,
+        queues: str | None = None,
+        nice: int = 0,
+        loglevel: str = "WARNING",
+    ) -> subprocess.Popen:
+        """A Celery worker (--concurrency celery_concurrency) on `queues` (default: the
+        default queue and the review queue, one worker for everything), at `nice`;
+        answers once it answers a ping."""
         node = f"bench-{os.getpid()}@%h"
         env = self.env()
         # Computer turns and hints, and match reviews (their own queue; one worker here).
-        queues = ",".join(
+        queues = queues or ",".join(
             (
                 env.get("CELERY_TASK_DEFAULT_QUEUE", "celery"),
                 env.get("CELERY_REVIEW_QUEUE", "review"),
@@ -520,6 +529,7 @@ class Stack:
         proc = self._start(
             "celery",
             [
+                *(["nice", "-n", str(nice)] if nice else []),
                 sys.executable,
                 "-m",
                 "celery",
@@ -529,7 +539,7 @@ class Stack:
                 "--concurrency",
                 str(self.celery_concurrency),
                 "--loglevel",
-                "WARNING",
+                loglevel,
                 "-n",
                 node,
                 "-Q",
@@ -560,7 +570,7 @@ class Stack:
                 timeout=30,
             )
             if ping.returncode == 0:
-                return
+                return proc
             time.sleep(0.5)
         raise SystemExit(f"the Celery worker did not answer a ping:\n{self.log_tail('celery')}")
 
