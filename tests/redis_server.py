@@ -24,7 +24,7 @@ class RedisServer:
         self.url = f"redis://127.0.0.1:{self.port}/0"
         self.proc: subprocess.Popen | None = None
 
-    def start(self, timeout: float = 10) -> "RedisServer":
+    def start(self, timeout: float = 60) -> "RedisServer":  # generous: a busy machine
         log = open(self.directory / f"redis-{self.port}.log", "ab")  # noqa: SIM115
         self.proc = subprocess.Popen(
             ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1",

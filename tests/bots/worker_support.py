@@ -54,7 +54,7 @@ class Worker:
         }
         self.proc: subprocess.Popen | None = None
 
-    def start(self, timeout: float = 30) -> "Worker":
+    def start(self, timeout: float = 120) -> "Worker":  # generous: a busy machine
         log = open(self.log_path, "ab")  # noqa: SIM115 - closed with the process
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "celery", "-A", "euchre_service", *self.arguments()],

@@ -46,7 +46,7 @@ class ApiServer:
         }
         self.proc: subprocess.Popen | None = None
 
-    def start(self, timeout: float = 30) -> "ApiServer":
+    def start(self, timeout: float = 120) -> "ApiServer":  # generous: a busy machine
         log = open(self.log_path, "ab")  # noqa: SIM115 - closed with the process
         self.proc = subprocess.Popen(
             self.command(), cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT,
