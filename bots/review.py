@@ -42,6 +42,7 @@ from games.engine import (
     SUIT_NAMES,
     MatchState,
     action_from_dict,
+    card_name,
     cards_of,
     player_view,
     read_view,
@@ -157,7 +158,9 @@ def knew_values(view: dict[str, Any], rng: random.Random, budget: ReviewBudget) 
     for _ in range(samples):
         hands, kitty = _sample(seen, rng, hard)
         if template is None:
-            hidden = {s: cards_of(hands[s]) for s in range(4) if s != seat}
+            # every seat's: the seat's own too when its view hides them (a joker upcard's
+            # suit is named before looking)
+            hidden = {s: cards_of(hands[s]) for s in range(4)}
             template = state = state_from_view(seen, hidden, kitty)
         else:
             state = with_hands(template, hands, kitty)
@@ -247,7 +250,7 @@ def review_decision(
 
 
 def _doing(seen: Any, action: dict[str, Any]) -> str:
-    """'leading the ace of clubs', 'passing', 'ordering it up alone'."""
+    """'leading the ace of clubs', 'passing', 'ordering it up alone', 'naming hearts'."""
     kind = action["type"]
     alone = " alone" if action.get("alone") else ""
     if kind == "play":
@@ -261,6 +264,12 @@ def _doing(seen: Any, action: dict[str, Any]) -> str:
         return f"calling {SUIT_NAMES[SUIT_BY_LETTER[action['suit']]]}{alone}"
     if kind == "defend_alone":
         return "defending alone"
+    if kind == "name_suit":
+        return f"naming {SUIT_NAMES[SUIT_BY_LETTER[action['suit']]]}"
+    if kind == "farm":
+        return f"putting out {card_name(CARD_BY_TEXT[action['card']])}"
+    if kind == "redeal":
+        return "calling a redeal"
     return "passing"
 
 

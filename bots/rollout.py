@@ -14,6 +14,7 @@ from games.engine import (
     DISCARD,
     EFFECTIVE_SUIT,
     JOKER,
+    LOW_MASK,
     PASS,
     PLAY,
     PLAY_ACTIONS,
@@ -21,7 +22,9 @@ from games.engine import (
     MatchState,
     Seen,
     call,
+    cards_of,
     discard,
+    farm,
     order_up,
 )
 
@@ -82,6 +85,11 @@ def policy_action(state: MatchState, gone: int, voids: list[int], style: P.Style
         return discard(P.best_discard(state.hands[seat], state.trump))
     if phase == "redeal" and P.call_redeal(seat, state.maker):
         return legal[1]  # (pass, redeal)
+    if phase == "name_suit":  # named before looking at the hand: any suit will do
+        return legal[0]
+    if phase == "farm":  # the rules always exchange a farmer's hand
+        hand = state.hands[seat]
+        return farm(P.farm_out(hand, cards_of(hand & LOW_MASK)))
     return _PASS  # defending alone: the rules never do; a redeal the rules let stand
 
 

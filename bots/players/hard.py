@@ -283,9 +283,9 @@ def search(view: dict[str, Any], rng: random.Random, budget: Budget = DEFAULT_BU
     while samples < most_samples and playouts + len(actions) <= most:
         hands, kitty = _sample(seen, rng, budget)
         if template is None:
-            template = state_from_view(
-                seen, {s: cards_of(hands[s]) for s in range(4) if s != seat}, kitty
-            )
+            # every seat's hand: the seat's own is read from it only when its view hides
+            # them (the dealer naming a joker upcard's suit)
+            template = state_from_view(seen, {s: cards_of(hands[s]) for s in range(4)}, kitty)
             base = template
         else:
             base = with_hands(template, hands, kitty)
@@ -372,9 +372,11 @@ def _scores_after(
     state, before: list[int], gone: int, voids: list[int], unbias: bool = False, team: int = 0
 ) -> tuple[list[int], float]:
     """The scores at the end of the hand of `state` (changed in place): the bidding
-    left, if any, by the Medium rules, then the play solved double-dummy; and, with
-    `unbias`, the points bots/play_bias.py adds to the solved contract for `team`'s side."""
-    while state.phase in ("bid1", "bid2", "discard", "defend"):
+    left, if any, and the variants' steps before the play (a suit named, a farmer's
+    exchange, a redeal asked) by the Medium rules, then the play solved double-dummy;
+    and, with `unbias`, the points bots/play_bias.py adds to the solved contract for
+    `team`'s side."""
+    while state.phase not in ("play", "deal", "finished"):
         state.apply_action(state.turn, policy_action(state, gone, voids, P.MEDIUM))
     after = list(before)
     if state.phase == "play":

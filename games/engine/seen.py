@@ -4,7 +4,15 @@
 the cards gone, the suits each seat showed void in (it failed to follow), where
 the known cards are (the upcard the dealer took is in the dealer's hand until
 played; a turned-down upcard and the seat's own discard are in the kitty), and
-how many unknown cards each other seat and the kitty hold. The computer players
+how many unknown cards each other seat and the kitty hold. "The kitty" here is
+every card in no hand and not played: the nines and tens of a farmer's exchange
+under way (put out, not yet under the upcard) count in it.
+
+What the variants' decisions show is read too: the dealer naming a joker upcard's
+suit has not looked at its cards (its own five are unknown to it, `hand_hidden`);
+a seat asked about a farmer's hand holds three or more nines and tens, and the
+kitty holds the nines and tens a farmer put out (`low_need`); a seat asked about
+a redeal holds only nines and tens that are not trump (`allowed`). The computer players
 read a view once, into a `Seen`, and decide from it; `state_from_view`
 (sampling.py) rebuilds an engine state from the same `Seen`.
 
@@ -15,9 +23,18 @@ nothing, for speed. Nothing here sees more than the view.
 from dataclasses import dataclass
 from typing import Any
 
-from .cards import BIT, CARD_BY_TEXT, EFFECTIVE_SUIT, JOKER, SUIT_BY_LETTER, deck_mask
+from .cards import (
+    BIT,
+    CARD_BY_TEXT,
+    EFFECTIVE_SUIT,
+    JOKER,
+    LOW_MASK,
+    SUIT_BY_LETTER,
+    SUIT_MASK,
+    deck_mask,
+)
 
-ALL = (1 << 24) - 1  # the 24-card deck (deck_mask(True) with the joker)
+ANY = deck_mask(True)  # every card there is, the joker too
 
 
 @dataclass(slots=True)
@@ -62,6 +79,18 @@ class Seen:
     absent: int = 0  # cards not in this match's deck (the joker's bit without the joker)
     farmer: int | None = None  # the seat that exchanged a farmer's hand
     my_farm: tuple[int, int] | None = None  # the farmer's own: (gave, got) as bitmasks
+    # The same cards in the order of the exchange (the view's order), for a rebuild.
+    my_farm_cards: tuple[tuple[int, ...], tuple[int, ...]] | None = None
+    farming: int = 0  # nines and tens put out so far in an exchange under way (by `turn`)
+    # The seat's own cards are not shown: the dealer naming a joker upcard's suit. They
+    # are unknown to it like any other (need[seat] of them).
+    hand_hidden: bool = False
+    # Per holder (the four seats, then the kitty): how many of its unknown cards are
+    # at least nines or tens (a seat asked about a farmer's hand; a farmer's put out).
+    low_need: tuple[int, int, int, int, int] = (0, 0, 0, 0, 0)
+    # Per seat, the cards it may hold (ANY: any; a seat asked about a redeal: only
+    # nines and tens that are not trump).
+    allowed: tuple[int, int, int, int] = (ANY, ANY, ANY, ANY)
 
     @property
     def trick_size(self) -> int:
@@ -97,6 +126,8 @@ def read_view(view: dict[str, Any]) -> Seen:
     hand = view["hand"]
     seat = view["seat"]
     dealer = view["dealer"]
+    phase = view["phase"]
+    turn = view["turn"]
     my_cards = [CARD_BY_TEXT[c] for c in hand["cards"]]
     my_mask = 0
     for c in my_cards:
@@ -145,12 +176,15 @@ def read_view(view: dict[str, Any]) -> Seen:
     kitty_known = 0
     my_discard = CARD_BY_TEXT[hand["my_discard"]] if hand.get("my_discard") else None
     sizes = list(hand["hand_sizes"])
+    # The dealer asked about a redeal holds no trump: it threw the upcard away.
+    asked_redeal = phase == "redeal" and turn != seat
     if fate == "picked_up":
         # The dealer keeps the upcard until it plays it. It could have discarded it,
         # which no one else sees: that is assumed only once the dealer has no cards
         # left or has shown it holds no trump.
         if seat != dealer and not played & BIT[upcard]:
-            if sizes[dealer] and not voids[dealer] >> trump & 1:
+            dealer_showed_none = voids[dealer] >> trump & 1 or (asked_redeal and turn == dealer)
+            if sizes[dealer] and not dealer_showed_none:
                 known[dealer] |= BIT[upcard]
             else:
                 kitty_known |= BIT[upcard]
@@ -158,27 +192,46 @@ def read_view(view: dict[str, Any]) -> Seen:
             kitty_known |= BIT[my_discard]
     else:
         kitty_known |= BIT[upcard]
-    my_farm = None
-    if "my_farm" in hand:  # the farmer knows the cards it put under the upcard
+    my_farm = my_farm_cards = None
+    farmer = hand.get("farmer")
+    # An exchange under way: the seat to act has put out some of its nines and tens (no
+    # card is played and no upcard picked up before the bidding, so its hand is short).
+    farming = 5 - sizes[turn] if phase == "farm" and turn is not None else 0
+    if "my_farm" in hand:  # the farmer knows the cards it put out and took
+        gave_cards = tuple(CARD_BY_TEXT[c] for c in hand["my_farm"]["gave"])
+        got_cards = tuple(CARD_BY_TEXT[c] for c in hand["my_farm"]["got"])
         gave = got = 0
-        for c in hand["my_farm"]["gave"]:
-            gave |= BIT[CARD_BY_TEXT[c]]
-        for c in hand["my_farm"]["got"]:
-            got |= BIT[CARD_BY_TEXT[c]]
+        for c in gave_cards:
+            gave |= BIT[c]
+        for c in got_cards:
+            got |= BIT[c]
         my_farm = (gave, got)
-        if got:  # the exchange is done: the cards put out are in the kitty
-            kitty_known |= gave
+        my_farm_cards = (gave_cards, got_cards)
+        # Out of its hand: under the upcard once the exchange is done, set aside before.
+        kitty_known |= gave
+    hand_hidden = bool(hand.get("cards_hidden"))
     kitty_size = (24 + joker) - sum(sizes) - played.bit_count()
     unknown = everything & ~played & ~kitty_known
     for s in range(4):
         unknown &= ~known[s]
-    need = [0 if s == seat else sizes[s] - known[s].bit_count() for s in range(4)]
+    need = [sizes[s] - known[s].bit_count() for s in range(4)]
+    if not hand_hidden:
+        need[seat] = 0
     kitty_need = kitty_size - kitty_known.bit_count()
+    low_need = [0, 0, 0, 0, 0]
+    allowed = [ANY, ANY, ANY, ANY]
+    put_out = 3 if farmer is not None else farming
+    if put_out and my_farm is None:  # another seat's exchange: nines and tens went under
+        low_need[4] = put_out
+    if phase == "farm" and turn != seat:  # asked: three nines and tens, less those put out
+        low_need[turn] = 3 - farming
+    if asked_redeal:  # asked: no ace, no face, no trump (the joker is a trump)
+        allowed[turn] = LOW_MASK & ~SUIT_MASK[trump][trump]
     return Seen(
         seat=seat,
-        phase=view["phase"],
+        phase=phase,
         dealer=dealer,
-        turn=view["turn"],
+        turn=turn,
         hand_number=view["hand_number"],
         hand=my_mask,
         upcard=upcard,
@@ -213,6 +266,11 @@ def read_view(view: dict[str, Any]) -> Seen:
         kitty_need=kitty_need,
         deck_size=24 + joker,
         absent=absent,
-        farmer=hand.get("farmer"),
+        farmer=farmer,
         my_farm=my_farm,
+        my_farm_cards=my_farm_cards,
+        farming=farming,
+        hand_hidden=hand_hidden,
+        low_need=tuple(low_need),
+        allowed=tuple(allowed),
     )

@@ -99,3 +99,78 @@ def test_cards_that_cannot_be_the_rest_of_the_hand_are_refused():
     with pytest.raises(E.RuleError) as error:
         state_from_view(read_view(view), hidden)
     assert error.value.code == "inconsistent_sample"
+
+
+# ---------------------------------------------------------------- the variants' decisions
+# (issue 33: the review, a hint and Hard's search rebuild the seat's view; each of these
+# raised inconsistent_sample)
+
+
+def rebuilt_for(state: E.MatchState, seat: int, rng: random.Random) -> E.MatchState:
+    seen = read_view(E.player_view(state, seat))
+    hands, kitty = sample_hidden(seen, rng)
+    return state_from_view(seen, {s: cards_of(hands[s]) for s in range(4)}, kitty)
+
+
+def test_the_dealer_naming_a_joker_upcards_suit_is_dealt_five_cards_it_has_not_seen():
+    from .test_variants import joker_up_state
+
+    state = joker_up_state()
+    dealer = state.dealer
+    seen = read_view(E.player_view(state, dealer))
+    assert seen.hand_hidden and seen.hand == 0 and seen.need[dealer] == 5
+    rng = random.Random(3)
+    for _ in range(20):
+        hands, _kitty = sample_hidden(seen, rng)
+        assert [h.bit_count() for h in hands] == [5, 5, 5, 5]
+        rebuilt = state_from_view(seen, {s: cards_of(hands[s]) for s in range(4)}, _kitty)
+        assert E.player_view(rebuilt, dealer) == E.player_view(state, dealer)
+        assert rebuilt.hands[dealer] == hands[dealer]
+
+
+def test_a_farmers_exchange_under_way_keeps_the_cards_put_out_out_of_every_hand():
+    from .test_variants import farm_state
+
+    state = farm_state()
+    nine = E.parse_card("9C")
+    state.apply_action(0, E.farm(nine))  # south has put out one of its three
+    mine = read_view(E.player_view(state, 0))
+    assert mine.farming == 1 and mine.kitty_known & BIT[nine]
+    theirs = read_view(E.player_view(state, 2))
+    assert theirs.low_need == (2, 0, 0, 0, 1)  # two more for south, one aside in the kitty
+    rng = random.Random(4)
+    for _ in range(20):
+        rebuilt = rebuilt_for(state, 0, rng)
+        assert rebuilt.farm_out == [nine] and not any(h & BIT[nine] for h in rebuilt.hands)
+        assert E.player_view(rebuilt, 0) == E.player_view(state, 0)
+        other = rebuilt_for(state, 2, rng)
+        assert E.player_view(other, 2) == E.player_view(state, 2)
+        assert (other.hands[0] & E.LOW_MASK).bit_count() >= 2
+
+
+def test_a_farmers_exchange_done_is_replayed_for_the_farmer_and_the_others():
+    from .test_variants import farm_state
+
+    state = farm_state()
+    for card in ("9C", "TC", "9D"):
+        state.apply_action(0, E.farm(E.parse_card(card)))
+    rng = random.Random(5)
+    for seat in range(4):
+        rebuilt = rebuilt_for(state, seat, rng)
+        assert rebuilt.farmer == 0 and E.player_view(rebuilt, seat) == E.player_view(state, seat)
+    assert rebuilt_for(state, 0, rng).farm_in == state.farm_in  # the farmer's own, exactly
+
+
+def test_a_seat_asked_about_a_redeal_is_dealt_only_nines_and_tens_that_are_not_trump():
+    from .test_variants import redeal_state
+
+    state = redeal_state()  # south made hearts; west holds no ace, no face, no trump
+    asked = state.turn
+    seen = read_view(E.player_view(state, 2))
+    plain_lows = E.LOW_MASK & ~E.SUIT_MASK[state.trump][state.trump]
+    assert seen.allowed[asked] == plain_lows
+    rng = random.Random(6)
+    for _ in range(20):
+        hands, _kitty = sample_hidden(seen, rng)
+        assert not hands[asked] & ~plain_lows
+        assert E.player_view(rebuilt_for(state, 2, rng), 2) == E.player_view(state, 2)
