@@ -107,6 +107,37 @@ FIELD_SCHEMAS: dict[str, dict[str, Any]] = {
 }
 
 
+NULL = {"type": "null"}
+
+
+def or_null(schema: dict[str, Any]) -> dict[str, Any]:
+    """`schema` or null, in OpenAPI 3.1's words (JSON Schema's; 3.0's `nullable` is gone):
+    null added to a type, to an enum (checked besides the type), to a union's members; a
+    reference or an allOf becomes a oneOf of it and null. Every tool reads this one way,
+    where datamodel-code-generator read a 3.0 `nullable` beside a required field as not
+    null."""
+    schema = {k: v for k, v in schema.items() if k != "nullable"}
+    if "$ref" in schema or "allOf" in schema:
+        if "$ref" in schema:
+            inner: dict[str, Any] = {"$ref": schema.pop("$ref")}
+        else:
+            parts = schema.pop("allOf")
+            inner = parts[0] if len(parts) == 1 else {"allOf": parts}
+        kept = {k: schema.pop(k) for k in ("description", "title") if k in schema}
+        return {"oneOf": [{**inner, **schema} if schema else inner, NULL], **kept}
+    if "enum" in schema and None not in schema["enum"]:
+        schema["enum"] = [*schema["enum"], None]
+    if "type" in schema:
+        kinds = schema["type"] if isinstance(schema["type"], list) else [schema["type"]]
+        schema["type"] = kinds if "null" in kinds else [*kinds, "null"]
+    for union in ("oneOf", "anyOf"):
+        if union in schema and NULL not in schema[union]:
+            schema[union] = [*schema[union], NULL]
+    if not {"type", "oneOf", "anyOf", "enum"} & set(schema):
+        raise ValueError(f"no way to add null to {schema!r}")
+    return schema
+
+
 def _type_schema(name: str, annotation: Any) -> dict[str, Any]:
     """A payload field's schema from its Python type (and its name, FIELD_SCHEMAS)."""
     origin, args = get_origin(annotation), get_args(annotation)
@@ -115,13 +146,7 @@ def _type_schema(name: str, annotation: Any) -> dict[str, Any]:
     if origin in (Union, types.UnionType):
         present = [a for a in args if a is not type(None)]
         schema = dict(_type_schema(name, present[0]))
-        if len(present) == len(args):
-            return schema
-        if "$ref" in schema:
-            return {"allOf": [schema], "nullable": True}
-        if "enum" in schema:  # (OpenAPI 3.0.3: nullable does not widen an enum; null must be in it)
-            schema["enum"] = [*schema["enum"], None]
-        return {**schema, "nullable": True}
+        return schema if len(present) == len(args) else or_null(schema)
     if name in FIELD_SCHEMAS:
         return dict(FIELD_SCHEMAS[name])
     if annotation is bool:
@@ -228,7 +253,7 @@ ACTION_REQUESTS = {kind: _action_request(kind) for kind in E.ACTION_TYPES}
 
 EVENT_FIELDS = {
     "seq": {"type": "integer", "minimum": 1, "description": "Its place in the log."},
-    "seat": {**SEAT, "nullable": True, "description": "The seat it is about, if any."},
+    "seat": or_null({**SEAT, "description": "The seat it is about, if any."}),
     "created_at": {"type": "string", "format": "date-time"},
 }
 
@@ -845,7 +870,40 @@ def schema_hook(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
             responses.update(error_responses(operation_id))
             operation["responses"] = responses
             http_conventions(operation_id, operation)
-    return result
+    return as_openapi_31(result)
+
+
+# ---------------------------------------------------------------- what linters and generators read
+
+def _null_components(schemas: dict[str, Any]) -> set[str]:
+    """drf-spectacular's NullEnum (a nullable choice's null, a component of its own)."""
+    return {name for name, schema in schemas.items() if schema in (NULL, {"enum": [None]})}
+
+
+def as_openapi_31(result: dict[str, Any]) -> dict[str, Any]:
+    """The document in OpenAPI 3.1's words throughout (settings' OAS_VERSION): a `nullable`
+    that a hook wrote in 3.0's (games/feed.py's items) becomes null in the type or a union
+    (or_null), and a reference to a component that is null alone becomes null in place, so
+    that every generator makes `X | None` of it rather than a type named NullEnum."""
+    schemas = result["components"]["schemas"]
+    nulls = {REF + name for name in _null_components(schemas)}
+
+    def convert(node: Any) -> Any:
+        if isinstance(node, list):
+            return [convert(n) for n in node]
+        if not isinstance(node, dict):
+            return node
+        if node.get("$ref") in nulls:
+            return dict(NULL)
+        node = {k: convert(v) for k, v in node.items()}
+        if node.pop("nullable", False):
+            return or_null(node)
+        return node
+
+    converted = convert(result)
+    for ref in nulls:
+        del converted["components"]["schemas"][ref.removeprefix(REF)]
+    return converted
 
 
 HINT_FAILURES = [

@@ -162,27 +162,22 @@ def test_each_operation_lists_its_own_codes(served):
 
 
 def validator(schema: dict, name: str):
+    """The component `name` as a JSON Schema validator: OpenAPI 3.1's schemas are JSON
+    Schema 2020-12 (null is in a type list or a union, no `nullable`)."""
     document = {"components": schema["components"], "$ref": f"#/components/schemas/{name}"}
-    return jsonschema.Draft4Validator(_nullable(document))
+    return jsonschema.Draft202012Validator(_closed(document))
 
 
-def _nullable(node):
-    """OpenAPI 3.0's `nullable` in JSON Schema terms; and, for these checks only, every
-    object closed, so that a field the service answers and the schema omits is caught."""
+def _closed(node):
+    """For these checks only, every object closed, so that a field the service answers and
+    the schema omits is caught."""
     if isinstance(node, list):
-        return [_nullable(n) for n in node]
+        return [_closed(n) for n in node]
     if not isinstance(node, dict):
         return node
-    node = {k: _nullable(v) for k, v in node.items() if k not in ("discriminator",)}
+    node = {k: _closed(v) for k, v in node.items() if k not in ("discriminator",)}
     if "properties" in node and "additionalProperties" not in node:
         node["additionalProperties"] = False
-    if node.pop("nullable", False):
-        if "type" in node:
-            node["type"] = [node["type"], "null"]
-            if "enum" in node:
-                node["enum"] = [*node["enum"], None]
-        else:
-            node = {"anyOf": [node, {"type": "null"}]}
     return node
 
 
