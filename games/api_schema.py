@@ -712,21 +712,26 @@ ERROR_SCHEMAS: dict[str, dict[str, Any]] = {
         "type": "object",
         "description": "Every error under /api/ (docs/errors.md).",
         "properties": {
-            "code": {
-                "type": "string",
-                "description": "Stable, for programs to switch on: each operation lists its "
-                "codes per status. Treat a code you do not know by its status.",
-            },
+            "code": _ref("ErrorCode"),
             "detail": {"type": "string", "description": "A sentence for a person."},
-            "errors": {**_ref("FieldErrors"), "description": "Per-field problems (400 only)."},
+            "errors": _ref("FieldErrors"),
             "seq": {"type": "integer", "description": "The match's newest event."},
             "retry_after": {"type": "integer", "description": "Seconds (429 only)."},
         },
         "required": ["code", "detail"],
     },
+    # Every code of the catalogue, so that a generated client has a type to switch on.
+    "ErrorCode": {
+        "type": "string",
+        "enum": sorted(CATALOGUE),
+        "description": "Stable, for programs to switch on: each operation lists its codes per "
+        "status, with their meaning (docs/errors.md: the catalogue). A new code is a new "
+        "value here (a minor version); treat a code you do not know by its status.",
+    },
     "FieldErrors": {
         "type": "object",
-        "description": "Field name (or list index) -> its problems, or a nested field's.",
+        "description": "Per-field problems (400 only): field name (or list index) -> its "
+        "problems, or a nested field's.",
         "additionalProperties": {
             "oneOf": [
                 {"type": "array", "items": {"oneOf": [{"type": "string"}, _ref("FieldErrors")]}},

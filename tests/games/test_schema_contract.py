@@ -139,6 +139,16 @@ def test_every_error_code_the_code_can_answer_with_is_in_the_schema(served):
     assert not missing, f"codes the service answers with that no operation lists: {missing}"
 
 
+def test_an_errors_code_is_the_catalogues_enum(served):
+    """A generated client gets a type of the codes to switch on (it was a plain string)."""
+    schemas = served["components"]["schemas"]
+    code = _resolve(served, schemas["Error"]["properties"]["code"])
+    assert code["type"] == "string" and code["enum"] == sorted(CATALOGUE)
+    check = validator(served, "Error")
+    check.validate({"code": "stale_sequence", "detail": "The match has moved on.", "seq": 4})
+    assert not check.is_valid({"code": "no_such_code", "detail": "d"})
+
+
 def test_each_operation_lists_its_own_codes(served):
     """A sample of what the narrowed lists must keep."""
     ops = {o["operationId"]: o for ops in served["paths"].values() for o in ops.values()}
