@@ -189,24 +189,30 @@ ACTION_DOCS = {
     "pass": "Pass (in either round of bidding, or as a defender: not defending alone).",
     "order_up": "Round one: order the upcard up to the dealer (by the dealer: pick it up).",
     "call": "Round two: name trump (not the suit turned down).",
-    "discard": "The dealer, after taking the upcard, buries a card. Others see no card.",
+    "discard": "The dealer, after taking the upcard, buries a card (the others see no card: "
+    "HiddenDiscardAction).",
     "defend_alone": "A defender (defending_alone option) declares to defend alone.",
     "play": "Play a card.",
     "name_suit": "The dealer (joker option) names the suit of a joker turned up.",
-    "farm": "A farmer's hand (farmers_hand option): put out one of three nines or tens.",
+    "farm": "A farmer's hand (farmers_hand option): put out one of three nines or tens (the "
+    "others see no card: HiddenFarmAction).",
     "redeal": "No ace, no face, no trump (that option): throw the hand in.",
 }
 
 
+# The actions whose card the others do not see before the match is finished: the event
+# that logs one shows them {"type": ...} alone (games/events.py discard_seen, farm_seen).
+HIDDEN_CARD_ACTIONS = {V.ACTION_EVENT_TYPES[kind]: kind for kind in (E.ACTION_DISCARD, E.FARM)}
+
+
 def action_schemas() -> dict[str, dict[str, Any]]:
-    """One schema per action type as the API answers it (legal actions, bids, events),
-    and `Action`, their oneOf on `type`."""
+    """One schema per action type as the API answers it (legal actions, hints, reviews, the
+    events as logged), every field required: a legal action is the body that takes it. And
+    `Action`, their oneOf on `type`; and `Hidden<Kind>Action`, a discard or a farmer's
+    card put out as the others see it in the events, with no card."""
     components: dict[str, dict[str, Any]] = {}
     for kind in E.ACTION_TYPES:
         fields = sorted(E.ACTION_FIELDS[kind])
-        # A discard's and a farmer's card are hidden from the others in the events.
-        hidden = kind in (E.ACTION_DISCARD, E.FARM)
-        required = ["type"] + [f for f in fields if not (hidden and f == "card")]
         components[f"{_camel(kind)}Action"] = {
             "type": "object",
             "description": ACTION_DOCS[kind],
@@ -214,7 +220,16 @@ def action_schemas() -> dict[str, dict[str, Any]]:
                 "type": {"type": "string", "enum": [kind]},
                 **{f: ACTION_FIELD_SCHEMAS[f] for f in fields},
             },
-            "required": required,
+            "required": ["type", *fields],
+            "additionalProperties": False,
+        }
+    for kind in HIDDEN_CARD_ACTIONS.values():
+        components[f"Hidden{_camel(kind)}Action"] = {
+            "type": "object",
+            "description": f"A `{kind}` as the others see it before the match is finished: "
+            "no card.",
+            "properties": {"type": {"type": "string", "enum": [kind]}},
+            "required": ["type"],
             "additionalProperties": False,
         }
     components["Action"] = {
@@ -270,7 +285,17 @@ def event_schemas() -> dict[str, dict[str, Any]]:
         for record_name, record in records.items():
             components[f"{record_name}Payload"] = record_schema(record)
         logged = _ref(f"{definition.payload.__name__}Payload")
-        if definition.seen is None:
+        if name in HIDDEN_CARD_ACTIONS:  # an action whose card the others do not see
+            hidden = f"Hidden{_camel(HIDDEN_CARD_ACTIONS[name])}"
+            components[f"{hidden}Payload"] = {
+                "type": "object",
+                "description": "The action as the others see it before the match is finished.",
+                "properties": {"action": _ref(f"{hidden}Action")},
+                "required": ["action"],
+                "additionalProperties": False,
+            }
+            seen = {"oneOf": [_ref(f"{hidden}Payload"), logged]}
+        elif definition.seen is None:
             seen = logged
         else:  # before the match ends the seen shape; once it is finished, as logged
             seen = {"oneOf": [_ref(f"{definition.seen.__name__}Payload"), logged]}

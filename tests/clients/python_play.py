@@ -154,9 +154,7 @@ def request_for(action: LegalAction, seq: int) -> ActionRequest:
             return CallActionRequest(
                 type_=CallActionTypeEnum.CALL, suit=suit.value, alone=alone, expected_seq=seq
             )
-        # (DiscardAction is also an event's payload, where others see no card: its card
-        # is optional in the schema though a legal discard always names one)
-        case DiscardAction(card=card) if not isinstance(card, Unset):
+        case DiscardAction(card=card):
             return DiscardActionRequest(
                 type_=DiscardActionTypeEnum.DISCARD, card=card.value, expected_seq=seq
             )
@@ -172,8 +170,7 @@ def request_for(action: LegalAction, seq: int) -> ActionRequest:
             return NameSuitActionRequest(
                 type_=NameSuitActionTypeEnum.NAME_SUIT, suit=suit.value, expected_seq=seq
             )
-        # (a farmer's card, like a discard, is optional in the schema: others see none)
-        case FarmAction(card=card) if not isinstance(card, Unset):
+        case FarmAction(card=card):
             return FarmActionRequest(
                 type_=FarmActionTypeEnum.FARM, card=card.value, expected_seq=seq
             )

@@ -278,6 +278,36 @@ def test_a_deal_before_the_end_must_not_carry_the_deck(served):
     assert not check.is_valid({**seen, "deck": ["9C"] * 24, "salt": "x"})
 
 
+def test_a_legal_action_is_the_body_that_takes_it(served):
+    """Each kind of action as the view lists it has every field its request takes, and
+    requires what the request requires (a discard's and a farmer's card too: they were
+    optional), so that a generated client posts it as it is."""
+    schemas = served["components"]["schemas"]
+    for kind in E.ACTION_TYPES:
+        name = "".join(part.capitalize() for part in kind.split("_")) + "Action"
+        legal, request = schemas[name], schemas[name + "Request"]
+        assert set(request["required"]) <= set(legal["required"]), kind
+        assert set(legal["properties"]) == set(request["properties"]) - {"expected_seq"}, kind
+        example = {"type": kind, "card": "9C", "suit": "H", "alone": False}
+        example = {k: v for k, v in example.items() if k in legal["properties"]}
+        validator(served, name).validate(example)
+        validator(served, "ActionRequest").validate({**example, "expected_seq": 3})
+
+
+def test_a_hidden_card_is_a_shape_of_its_own_in_the_events(served):
+    """The others see a discard, or a farmer's card put out, with no card before the match
+    is over: that is a MatchEvent, never a logged one (a replay has every card)."""
+    for kind, event in (("discard", "discard"), ("farm", "farm_exchange")):
+        hidden = {"seq": 9, "type": event, "seat": 1, "payload": {"action": {"type": kind}},
+                  "created_at": "2026-01-01T00:00:00Z"}  # fmt: skip
+        shown = {**hidden, "payload": {"action": {"type": kind, "card": "9C"}}}
+        assert validator(served, "MatchEvent").is_valid(hidden), kind
+        assert validator(served, "MatchEvent").is_valid(shown), kind
+        assert not validator(served, "LoggedEvent").is_valid(hidden), kind
+        assert validator(served, "LoggedEvent").is_valid(shown), kind
+        assert not validator(served, f"{kind.capitalize()}Action").is_valid({"type": kind})
+
+
 @pytest.mark.django_db(transaction=True)  # the hint is worked out on commit
 def test_a_hint_is_what_the_schema_says(served, player):
     from tests.games.helpers import create_match

@@ -31,18 +31,7 @@ function fail(what: string, answer: unknown): never {
 function firstLegalAction(view: MatchView): ActionRequest | null {
   const legal = view.view?.legal_actions[0];
   if (legal === undefined) return null;
-  if (legal.type === "discard") {
-    // (DiscardAction is also an event's payload, where others see no card: its card is
-    // optional in the schema though a legal discard always names one)
-    if (legal.card === undefined) fail("a legal discard without its card", legal);
-    return { type: "discard", card: legal.card, expected_seq: view.seq };
-  }
-  if (legal.type === "farm") {
-    // (a farmer's card, like a discard, is hidden from the others in the events)
-    if (legal.card === undefined) fail("a legal farm without its card", legal);
-    return { type: "farm", card: legal.card, expected_seq: view.seq };
-  }
-  // Every other legal action is also the body that takes it (a union on `type`).
+  // A legal action is the body that takes it, as it is (both are unions on `type`).
   return { ...legal, expected_seq: view.seq };
 }
 
