@@ -63,8 +63,14 @@ from games.engine import (
 
 logger = logging.getLogger(__name__)
 
-# Beyond this many entries a solver's table is emptied (the memory of one process).
-TABLE_LIMIT = 200_000
+# Beyond this many entries a Python solver's transposition table, and its memo of moves,
+# is emptied. A full deal's search needs at most about 1,100 and 3,200 of them, and what
+# is kept from other deals saves no time that shows (reviews and Hard's search timed at
+# 200,000 and at 4,096: the same), while every thread keeps a solver per trump, making
+# side and seats out (24 to 72 of them): at 200,000 a process reviewing matches on the
+# Python search was at 280 MB after two matches (41 MB at 4,096). At 4,096 a solver holds
+# about 1.4 MB at most.
+TABLE_LIMIT = 4_096
 _SHIFT = len(DECK_WITH_JOKER)
 
 
