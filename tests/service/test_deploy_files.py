@@ -317,7 +317,7 @@ def _health(test: list[str], env: dict[str, str]) -> subprocess.CompletedProcess
     return subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
 
 
-def _until_healthy(test: list[str], env: dict[str, str], proc, log: Path, seconds=60):
+def _until_healthy(test: list[str], env: dict[str, str], proc, log: Path, seconds=180):
     deadline = time.monotonic() + seconds
     while True:
         done = _health(test, env)
