@@ -282,6 +282,9 @@ SPECTACULAR_SETTINGS = {
     # JSON Schema's null (a type list, a union with null): 3.0's `nullable` beside a required
     # field was read as not null by some generators (docs/api-versioning.md).
     "OAS_VERSION": "3.1.0",
+    "SERVERS": [{"url": "/", "description": "The host that serves this document."}],
+    "LICENSE": {"name": "Proprietary: all rights reserved", "identifier": "LicenseRef-Proprietary"},
+    "CONTACT": {"name": "The Euchre game service's maintainers"},
     "SERVE_INCLUDE_SCHEMA": False,
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",

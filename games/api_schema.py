@@ -900,10 +900,73 @@ def schema_hook(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
             responses.update(error_responses(operation_id))
             operation["responses"] = responses
             http_conventions(operation_id, operation)
+            if operation_id in STREAM_ITEMS:
+                stream_items(operation_id, operation, schemas)
+    result["tags"] = operation_tags(result)
     return as_openapi_31(result)
 
 
 # ---------------------------------------------------------------- what linters and generators read
+
+# A stream's events: its `event:` names (None: the types of the component's union) and the
+# component each `data:` is.
+STREAM_ITEMS: dict[str, tuple[list[str] | None, str, str]] = {
+    "matches_stream": (["match_event"], "MatchEvent", "Each `id:` is the event's seq."),
+    "me_stream": (None, "FeedItem", "Each `event:` is the item's type."),
+}
+
+
+def event_stream_schema(events: list[str], data: str, description: str) -> dict[str, Any]:
+    """A text/event-stream answer as the OpenAPI media type registry models one (its "sse"
+    entry): the whole stream as an array of its events, fields as strings, each `data:`
+    JSON of the component `data`. Comments (`: keep-alive`) and a `retry:` alone are not
+    events."""
+    return {
+        "type": "array",
+        "description": description,
+        "items": {
+            "type": "object",
+            "properties": {
+                "id": {"type": "string"},
+                "event": {"type": "string", "enum": events},
+                "data": {
+                    "type": "string",
+                    "contentMediaType": "application/json",
+                    "contentSchema": _ref(data),
+                },
+            },
+            "required": ["id", "event", "data"],
+        },
+    }
+
+
+def stream_items(operation_id: str, operation: dict[str, Any], schemas: dict[str, Any]) -> None:
+    """The schema of a stream's 200 (games/streams.py and games/feed.py describe the rest)."""
+    events, data, description = STREAM_ITEMS[operation_id]
+    if events is None:
+        events = list(schemas[data]["discriminator"]["mapping"])
+    schema = event_stream_schema(events, data, description)
+    operation["responses"]["200"]["content"] = {"text/event-stream": {"schema": schema}}
+
+
+TAGS = {
+    "auth": "Accounts and tokens: register, sign in (a person or a guest), sign out.",
+    "hints": "A hint asked for during a match, worked out later: poll it.",
+    "leaderboard": "The rated players, best first.",
+    "matches": "Matches: create, join, play, the events and their live stream, the replay, "
+    "the review, the ratings, rematches, public matches.",
+    "me": "The caller's own account, matches and live feed.",
+    "quickplay": "The quick play queue: a table with whoever else is waiting.",
+    "users": "A person's public records: matches played and statistics.",
+}
+
+
+def operation_tags(result: dict[str, Any]) -> list[dict[str, str]]:
+    """Every tag an operation has, defined once at the top (with its description)."""
+    operations = [op for ops in result["paths"].values() for op in ops.values()]
+    used = {tag for operation in operations for tag in operation.get("tags", [])}
+    return [{"name": t, **({"description": TAGS[t]} if t in TAGS else {})} for t in sorted(used)]
+
 
 def _null_components(schemas: dict[str, Any]) -> set[str]:
     """drf-spectacular's NullEnum (a nullable choice's null, a component of its own)."""
