@@ -3,13 +3,18 @@
 - Event objects: one schema per event type, generated from games/events.py's payload
   records (REGISTRY; the `seen` record where a seat sees another shape before the match
   ends), as a `oneOf` with the `type` as discriminator (`MatchEvent`: as a seat may see
-  it; `LoggedEvent`: as logged, for replays of finished matches).
+  it; `LoggedEvent`: as logged, for replays of finished matches); a discard or a farmer's
+  card the others see with no card is a shape of its own (`HiddenDiscardAction`).
 - Actions: one schema per action type, from the engine's ACTION_FIELDS, for the request
-  (a `oneOf` on `type`, with examples) and for the answers (legal actions, bids).
+  (a `oneOf` on `type`, with examples) and for the answers (legal actions, bids), which
+  have every field the request takes: a legal action is posted as it is.
 - The match view: serializers whose choices are the engine's (phases, cards, suits).
 - Errors: each operation lists the statuses it can answer and, per status, its codes and
   their meaning from games/error_codes.py (`schema_hook`, a drf-spectacular postprocessing
-  hook run after games.streams.schema_hook).
+  hook run after games.streams.schema_hook); an error's `code` is their enum (ErrorCode).
+- What tools read: OpenAPI 3.1's null throughout (`or_null`, `as_openapi_31`), every tag
+  defined, each stream's events described; no error or warning from Redocly's and
+  Spectral's rulesets (tests/clients/test_schema_linters.py).
 """
 
 import copy
