@@ -73,7 +73,7 @@ def run(args) -> None:
     from django.contrib.auth import get_user_model
     from django.db import transaction
 
-    from games import eventlog, projections, records, services
+    from games import eventlog, projections, quickplay, records, services
     from games.models import Match, MatchStatus, Rating, RatingChange
 
     rng = random.Random(args.seed)
@@ -87,7 +87,7 @@ def run(args) -> None:
             user=four[0], seats=[me, open_, open_, open_], options={"target_score": args.target}
         )
         for seat, user in enumerate(four[1:], start=1):
-            services.match_join(match_id=match.pk, user=user, seat_index=seat)
+            quickplay.match_join(match_id=match.pk, user=user, seat_index=seat)
         while True:
             match.refresh_from_db()
             if match.status == MatchStatus.FINISHED:

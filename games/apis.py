@@ -681,7 +681,7 @@ class MatchJoinApi(APIView):
     def post(self, request: Request, match_id: str) -> Response:
         serializer = self.MatchJoinInputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        services.match_join(
+        quickplay.match_join(
             match_id=match_id,
             user=request.user,
             seat_index=serializer.validated_data.get("seat"),

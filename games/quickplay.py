@@ -10,7 +10,7 @@ at a time anyway). The table's fourth person starts it (services._commit_events)
 
 A person waits in one queue at a time: asking with other options moves them, in one
 transaction, out of the table they wait at (nobody else's seat there is touched) and
-into the new queue, and joining a quick play table by its id (services.match_join) does
+into the new queue, and joining a quick play table by its id (`match_join`) does
 the same. The rule is per person while the queue's lock is per queue, so every change to
 where a person waits (an ask, a join by id, leaving) first takes a second advisory lock,
 the person's (`hold_person`): one person's requests run one after another, whichever
@@ -46,6 +46,7 @@ from games import later, services
 from games.errors import BadInput, Conflict
 from games.levels import DEFAULT_LEVEL, LEVELS
 from games.models import Match, MatchStatus, Seat, SeatKind, Visibility
+from games.selectors import is_match_id
 from games.services import ME, OPEN, SeatSpec
 
 # The rules a quick play table is played under (engine options, docs/rules.md).
@@ -139,6 +140,27 @@ def enter_queue(user: AbstractBaseUser, key: str) -> None:
     for match_id, queue in tables.items():
         if queue != key:
             _vacate(match_id, user)
+
+
+def match_join(*, match_id: Any, user: AbstractBaseUser, seat_index: int | None = None) -> Match:
+    """Take an open seat at a match by its id (the first one unless `seat_index` names
+    one). At a quick play table this is asking for its queue: you leave the one you wait
+    in, if another (one queue at a time). It lives here, above services, because any
+    table may be a quick play table."""
+    with transaction.atomic():
+        if key := _quickplay_key(match_id):  # read before its locks, which come first
+            enter_queue(user, key)
+        match = services.locked_match(match_id)
+        services.seat_join(match, user, seat_index)
+    return match
+
+
+def _quickplay_key(match_id: Any) -> str:
+    """The quick play queue of a match ("" for none; a match's never changes)."""
+    if not is_match_id(match_id):
+        return ""
+    keys = Match.objects.filter(pk=match_id).values_list("quickplay_key", flat=True)
+    return keys.first() or ""
 
 
 def quickplay_leave(*, user: AbstractBaseUser) -> list[str]:

@@ -201,28 +201,6 @@ def _seat_taken(seat: Seat) -> NewEvent:
     )
 
 
-def match_join(*, match_id: Any, user: AbstractBaseUser, seat_index: int | None = None) -> Match:
-    """Take an open seat (the first one unless `seat_index` names one). At a quick play
-    table this is asking for its queue: you leave the one you wait in, if another
-    (games/quickplay.py, one queue at a time)."""
-    with transaction.atomic():
-        if key := _quickplay_key(match_id):  # read before its locks, which come first
-            from games import quickplay  # which imports this module
-
-            quickplay.enter_queue(user, key)
-        match = locked_match(match_id)
-        seat_join(match, user, seat_index)
-    return match
-
-
-def _quickplay_key(match_id: Any) -> str:
-    """The quick play queue of a match ("" for none; a match's never changes)."""
-    if not is_match_id(match_id):
-        return ""
-    keys = Match.objects.filter(pk=match_id).values_list("quickplay_key", flat=True)
-    return keys.first() or ""
-
-
 def seat_join(match: Match, user: AbstractBaseUser, seat_index: int | None = None) -> Seat:
     """Seat `user` at the locked `match` (in the caller's transaction)."""
     seated = match.seats.filter(user=user).exists()

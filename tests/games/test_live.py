@@ -7,7 +7,7 @@ import threading
 import pytest
 from django.test import TestCase
 
-from games import live, services
+from games import live, quickplay, services
 from games.models import Match
 from games.services import SeatSpec
 
@@ -62,7 +62,7 @@ def test_news_of_a_new_event_is_read_once_for_every_client(match, django_user_mo
 
 def _join(match: Match, django_user_model) -> None:
     bob = django_user_model.objects.create_user("bob")
-    services.match_join(match_id=match.pk, user=bob)
+    quickplay.match_join(match_id=match.pk, user=bob)
 
 
 def test_clients_hanging_up_mid_wait_leave_the_watch_usable():

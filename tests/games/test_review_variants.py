@@ -13,7 +13,7 @@ import pytest
 from django.contrib.auth import get_user_model
 
 from bots import tasks
-from games import selectors, services
+from games import quickplay, selectors, services
 from games.models import Match, MatchReview, ReviewStatus
 from games.services import SeatSpec
 from tests.conftest import make_player
@@ -45,7 +45,7 @@ def test_a_match_whose_dealer_named_the_joker_and_whose_farmers_exchanged_is_rev
     seats = [SeatSpec("me")] + [SeatSpec("open")] * 3
     match_id = services.match_create(user=users[0], seats=seats, options=OPTIONS).pk
     for seat in (1, 2, 3):
-        services.match_join(match_id=match_id, user=users[seat], seat_index=seat)
+        quickplay.match_join(match_id=match_id, user=users[seat], seat_index=seat)
     body = selectors.player_view_get(match=Match.objects.get(pk=match_id), seat=0)
     met: set[str] = set()
     for _ in range(6000):  # (24/25)**600 hands: the joker is turned up long before
