@@ -70,6 +70,7 @@ from .deal import hands_from_deck, seeded_deck, shuffled_deck, validate_deck
 from .errors import KINDS as RULE_KINDS
 from .errors import RuleError, RuleKind
 from .options import (
+    FARMERS_HAND_FORMS,
     JOKER_UPCARD_CHOICES,
     LONE_LEAD_CHOICES,
     TARGET_SCORE_MAX,
@@ -86,6 +87,7 @@ from .state import (
     DEFEND,
     DISCARD,
     FARM,
+    FARM_REDEAL_REASON,
     FINISHED,
     NAME_SUIT,
     PHASE_ACTIONS,
@@ -148,6 +150,7 @@ __all__ = [
     "FARM",
     "REDEAL",
     "REDEAL_REASON",
+    "FARM_REDEAL_REASON",
     "SEAT_NAMES",
     "MatchState",
     "partner",
@@ -163,6 +166,7 @@ __all__ = [
     "MATCH_FINISHED",
     "LONE_LEAD_CHOICES",
     "JOKER_UPCARD_CHOICES",
+    "FARMERS_HAND_FORMS",
     "TARGET_SCORE_MIN",
     "TARGET_SCORE_MAX",
     "SUIT_LETTERS",

@@ -11,6 +11,9 @@ TARGET_SCORE_MIN, TARGET_SCORE_MAX = 1, 15
 # When the joker is the upcard: the dealer names its suit before looking at their hand,
 # or it counts as a fixed suit.
 JOKER_UPCARD_CHOICES = ("dealer_names", *SUIT_NAMES)
+# What a farmer's hand may do: exchange three nines and tens for the cards under the
+# upcard (the common form), or ask for a new deal (002's wording: a throw-in).
+FARMERS_HAND_FORMS = ("exchange", "redeal")
 # The table variants of 000 and 002 added later: off by default, and left out of the
 # JSON form while at their defaults, so that every match made before them (its stored
 # options, its log, its views) reads exactly as it did.
@@ -18,6 +21,7 @@ VARIANT_DEFAULTS = {
     "joker": False,
     "joker_upcard": "dealer_names",
     "farmers_hand": False,
+    "farmers_hand_form": "exchange",
     "no_ace_no_face_no_trump": False,
 }
 
@@ -43,6 +47,9 @@ class Options:
                       looking at their hand) or a fixed suit ("hearts", ...).
     farmers_hand      (002) before the bidding, a seat holding three or more nines and tens
                       may exchange three of them face down for the three cards under the upcard.
+    farmers_hand_form what such a seat may do: "exchange" (the above) or "redeal" (ask for a
+                      new deal: the hand is thrown in). Any form but "exchange" needs
+                      farmers_hand on (invalid_option otherwise: it would change nothing).
     no_ace_no_face_no_trump  (002) after trump is fixed and before the first lead, a seat
                       holding no ace, no face card and no trump may call a redeal (a throw-in).
     """
@@ -55,6 +62,7 @@ class Options:
     joker: bool = False
     joker_upcard: str = "dealer_names"
     farmers_hand: bool = False
+    farmers_hand_form: str = "exchange"
     no_ace_no_face_no_trump: bool = False
 
     def __post_init__(self) -> None:
@@ -85,10 +93,31 @@ class Options:
                 "invalid_option",
                 f"joker_upcard must be one of {', '.join(JOKER_UPCARD_CHOICES)}.",
             )
+        form = self.farmers_hand_form
+        if type(form) is not str or form not in FARMERS_HAND_FORMS:
+            raise RuleError(
+                "invalid_option",
+                f"farmers_hand_form must be one of {', '.join(FARMERS_HAND_FORMS)}.",
+            )
+        if form != "exchange" and not self.farmers_hand:
+            # A form with the option off would play a match without it: say so instead.
+            raise RuleError(
+                "invalid_option", f"farmers_hand_form {form} needs farmers_hand true."
+            )
 
     @property
     def deck_size(self) -> int:
         return 25 if self.joker else 24
+
+    @property
+    def farm_exchange(self) -> bool:
+        """A farmer's hand may be exchanged with the kitty (farmers_hand, its common form)."""
+        return self.farmers_hand and self.farmers_hand_form == "exchange"
+
+    @property
+    def farm_redeal(self) -> bool:
+        """A farmer's hand may ask for a new deal (farmers_hand, 002's wording)."""
+        return self.farmers_hand and self.farmers_hand_form == "redeal"
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form; the variant options only when not at their defaults."""

@@ -57,10 +57,14 @@ DEAL, BID1, DISCARD, BID2, DEFEND, PLAY, FINISHED = (
     "finished",
 )
 # The variants' phases: the dealer names a joker upcard's suit (option joker), a seat
-# with a farmer's hand may exchange (farmers_hand), a seat with no ace, no face and no
-# trump may call a redeal (no_ace_no_face_no_trump).
+# with a farmer's hand may exchange or, in the redeal form, ask for a new deal
+# (farmers_hand), a seat with no ace, no face and no trump may call a redeal
+# (no_ace_no_face_no_trump).
 NAME_SUIT, FARM, REDEAL = "name_suit", "farm", "redeal"
+# The `reason` of a hand thrown in by a called redeal: no ace, no face, no trump; a
+# farmer's hand in the redeal form.
 REDEAL_REASON = "no_ace_no_face_no_trump"
+FARM_REDEAL_REASON = "farmers_hand"
 SEAT_NAMES = ("south", "west", "north", "east")
 
 _PHASE_WORDS = {
@@ -75,7 +79,9 @@ _PHASE_WORDS = {
     FARM: "a farmer's hand: exchange three nines or tens, or pass",
     REDEAL: "no ace, no face, no trump: call a redeal, or pass",
 }
-# The action types each phase takes (none while dealing or once the match is over).
+_FARM_REDEAL_WORDS = "a farmer's hand: ask for a new deal, or pass"
+# The action types each phase takes (none while dealing or once the match is over); a
+# farmer's hand in the redeal form takes pass and redeal (MatchState._phase_takes).
 PHASE_ACTIONS: dict[str, tuple[str, ...]] = {
     BID1: (A.PASS, A.ORDER_UP),
     DISCARD: (A.DISCARD,),
@@ -454,8 +460,11 @@ class MatchState:
         elif phase == DEFEND:
             legal = _DEFEND_LEGAL
         elif phase == FARM:
-            low = self.hands[self.turn] & LOW_MASK
-            legal = _FARMS[low] if self.farm_out else (_PASS, *_FARMS[low])
+            if self.options.farm_redeal:  # ask for a new deal, or keep the hand
+                legal = _REDEAL_LEGAL
+            else:
+                low = self.hands[self.turn] & LOW_MASK
+                legal = _FARMS[low] if self.farm_out else (_PASS, *_FARMS[low])
         elif phase == REDEAL:
             legal = _REDEAL_LEGAL
         elif phase == NAME_SUIT:
@@ -534,6 +543,8 @@ class MatchState:
         if phase == FARM:
             if action is _PASS:
                 return self._ask_next(seat)
+            if action is A.REDEAL_ACTION:  # the redeal form: thrown in, as a redeal is
+                return self._throw_in(reason=FARM_REDEAL_REASON, seat=seat)
             card = action.card
             self.hands[seat] ^= BIT[card]
             self.farm_out.append(card)
@@ -739,7 +750,15 @@ class MatchState:
     # ------------------------------------------------------------------ why not
 
     def _phase_words(self) -> str:
+        if self.phase == FARM and self.options.farm_redeal:
+            return _FARM_REDEAL_WORDS
         return _PHASE_WORDS[self.phase]
+
+    def _phase_takes(self) -> tuple[str, ...]:
+        """The action types the phase takes under this match's options."""
+        if self.phase == FARM:
+            return (A.PASS, A.REDEAL) if self.options.farm_redeal else (A.PASS, A.FARM)
+        return PHASE_ACTIONS[self.phase]
 
     def _not_your_turn(self, seat: int) -> RuleError:
         if self.phase in (DEAL, FINISHED):
@@ -774,7 +793,7 @@ class MatchState:
         legal = self.legal_actions()
         phase = self.phase
         kind = action.type
-        if kind not in PHASE_ACTIONS[phase]:
+        if kind not in self._phase_takes():
             return RuleError("wrong_phase", f"You cannot {kind} now: {self._phase_words()}.")
         card, suit, alone = action.card, action.suit, action.alone
         if alone and kind in (A.ORDER_UP, A.CALL) and not self.options.going_alone:

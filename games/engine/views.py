@@ -79,16 +79,16 @@ def _public(state: MatchState) -> dict[str, Any]:
     if options.joker:  # the upcard's suit: a joker's is named by the dealer or fixed
         suit = state.upcard_suit
         view["hand"]["upcard_suit"] = SUIT_LETTERS[suit] if suit is not None else None
-    if options.farmers_hand:  # who exchanged, never which cards
+    if options.farm_exchange:  # who exchanged, never which cards
         view["hand"]["farmer"] = state.farmer
     return view
 
 
 def _last_hand(state: MatchState) -> dict[str, Any] | None:
-    """How the last hand ended; with the farmers_hand option, who exchanged in it (never
-    which cards: player_view adds those for the farmer alone)."""
+    """How the last hand ended; with the farmers_hand option in its exchange form, who
+    exchanged in it (never which cards: player_view adds those for the farmer alone)."""
     last = _copy(state.last_hand)
-    if last is not None and state.options.farmers_hand:
+    if last is not None and state.options.farm_exchange:
         last["farmer"] = state.last_farm[0] if state.last_farm is not None else None
     return last
 
@@ -143,7 +143,7 @@ def full_view(state: MatchState) -> dict[str, Any]:
         view["hand"]["discard"] = (
             CARD_TEXT[state.discarded] if state.discarded is not None else None
         )
-        if state.options.farmers_hand:
+        if state.options.farm_exchange:
             view["hand"]["farm"] = {
                 "seat": state.farmer,
                 "gave": _cards(state.farm_out),

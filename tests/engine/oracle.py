@@ -5,7 +5,8 @@ and plain lists, with none of the engine's tables, bitmasks or predicates: if th
 engine and this disagree on a deal, one of them misreads the rules. The tests
 (tests/engine/test_variants.py) play random matches with each option on and ask
 both, at every step, which cards may be played, who wins each trick, which seats
-may exchange a farmer's hand or call a redeal, and what the hand scores.
+may exchange a farmer's hand, ask for a new deal with it or call a redeal, what a
+called redeal shows and who deals next, and what the hand scores.
 """
 
 SUITS = "CDHS"
@@ -58,6 +59,17 @@ def legal_plays(hand: list[str], trick: list[str], trump: str) -> set[str]:
 def is_farmers_hand(hand: list[str]) -> bool:
     """Three or more nines and tens."""
     return sum(1 for c in hand if c != JOKER and c[0] in "9T") >= 3
+
+
+# What a seat asked about a farmer's hand may do, by the option's form: exchange three
+# nines and tens with the kitty, or ask for a new deal (a throw-in, as a redeal).
+FARMERS_HAND_CHOICES = {"exchange": {"pass", "farm"}, "redeal": {"pass", "redeal"}}
+
+
+def dealer_after_throw_in(dealer: int) -> int:
+    """A hand thrown in (a redeal called, or four passes without stick the dealer):
+    nobody scores and the deal passes one seat left."""
+    return (dealer + 1) % 4
 
 
 def is_no_ace_no_face_no_trump(hand: list[str], trump: str) -> bool:

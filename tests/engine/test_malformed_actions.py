@@ -108,15 +108,21 @@ def _redeal_asked() -> E.MatchState:
     return state
 
 
+def _farm_redeal_asked() -> E.MatchState:
+    return farm_hand(farmers_hand_form="redeal")
+
+
 def states_in_every_phase(per_phase: int = 4) -> list[E.MatchState]:
     """Up to `per_phase` states of each phase from each source: whole matches with no
     variant and with every variant (each lead rule), and hands built to reach the joker
-    upcard, the farmer's exchange (begun too) and the no ace, no face, no trump redeal."""
+    upcard, the farmer's exchange (begun too), a farmer's hand in the redeal form and the
+    no ace, no face, no trump redeal."""
     rng = random.Random(33)
     sources = [_whole_match(E.Options(target_score=3), 1)]
     for i, lead in enumerate(E.LONE_LEAD_CHOICES):
         sources.append(_whole_match(E.Options(target_score=3, lone_lead=lead, **ALL_VARIANTS), i))
-    for start in (_joker_upcard, joker_hand, farm_hand, _farm_under_way, _redeal_asked):
+    starts = (_joker_upcard, joker_hand, farm_hand, _farm_under_way, _farm_redeal_asked)
+    for start in (*starts, _redeal_asked):
         sources.append(_to_the_end_of_the_hand(start(), rng))
     chosen = []
     for states in sources:
@@ -136,6 +142,7 @@ def states() -> list[E.MatchState]:
         E.NAME_SUIT, E.FARM, E.REDEAL,
     }  # fmt: skip
     assert any(s.phase == E.FARM and s.farm_out for s in found)  # an exchange under way
+    assert any(s.phase == E.FARM and s.options.farm_redeal for s in found)  # the redeal form
     return found
 
 

@@ -15,8 +15,15 @@ from games.engine import actions as A
 from games.engine.cards import BIT
 from games.engine.state import MatchState
 
+
+def _options(**fields) -> E.Options:
+    if not fields["farmers_hand"]:  # a farmer's hand's form needs the option on
+        fields["farmers_hand_form"] = "exchange"
+    return E.Options(**fields)
+
+
 options_st = st.builds(
-    E.Options,
+    _options,
     target_score=st.integers(1, 15),
     stick_the_dealer=st.booleans(),
     going_alone=st.booleans(),
@@ -26,6 +33,7 @@ options_st = st.builds(
     joker=st.booleans(),
     joker_upcard=st.sampled_from(E.JOKER_UPCARD_CHOICES),
     farmers_hand=st.booleans(),
+    farmers_hand_form=st.sampled_from(E.FARMERS_HAND_FORMS),
     no_ace_no_face_no_trump=st.booleans(),
 )
 seeds = st.integers(0, 2**32 - 1)
@@ -91,6 +99,10 @@ def check_hand_result(state: MatchState, outcomes: list[dict], before: list[int]
     end = ends[0]
     if end["type"] == "hand_thrown_in" and end.get("reason") == E.REDEAL_REASON:
         assert state.options.no_ace_no_face_no_trump and not state.tricks
+        assert state.scores == before
+        return
+    if end["type"] == "hand_thrown_in" and end.get("reason") == E.FARM_REDEAL_REASON:
+        assert state.options.farm_redeal and state.trump is None and not state.bids
         assert state.scores == before
         return
     if end["type"] == "hand_thrown_in":

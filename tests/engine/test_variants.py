@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from games import engine as E
 from tests.engine import oracle as O
-from tests.engine.helpers import EAST, N, S, W, cards
+from tests.engine.helpers import EAST, N, S, W, cards, new_hand
 from tests.engine.test_properties import property_test
 
 JK = E.JOKER
@@ -172,7 +172,7 @@ FARM_HANDS = {
 }
 
 
-def farm_hand() -> E.MatchState:
+def farm_hand(**options) -> E.MatchState:
     # 24 cards: the kitty is QS (up) and JC 9S TS under it.
     hands = dict(FARM_HANDS)
     hands[N] = "TH QH KH TD AH"
@@ -180,7 +180,7 @@ def farm_hand() -> E.MatchState:
     for i in range(4):
         deck += cards(hands[(EAST + 1 + i) % 4])
     deck += cards("QS JC 9S TS")
-    state = E.MatchState(E.Options(farmers_hand=True), first_dealer=EAST)
+    state = E.MatchState(E.Options(farmers_hand=True, **options), first_dealer=EAST)
     state.deal(deck)
     return state
 
@@ -282,6 +282,98 @@ def test_without_the_option_no_one_is_asked():
     assert state.phase == E.BID1 and "farmer" not in E.player_view(state, 0)["hand"]
 
 
+# ---------------------------------------------------------------- a farmer's hand: the redeal form
+
+
+def test_a_farmers_hand_in_the_redeal_form_asks_for_a_new_deal_and_the_deal_moves_left():
+    """docs/rules.md: with farmers_hand_form "redeal", a seat holding three or more nines
+    and tens may ask for a new deal before the bidding: the hand is thrown in, nobody
+    scores, the deal passes one seat left, and the outcome shows the hand that let it."""
+    state = farm_hand(farmers_hand_form="redeal")
+    assert state.phase == E.FARM and state.turn == S and state.asking == (S,)
+    assert [a.to_dict() for a in state.legal_actions()] == [{"type": "pass"}, {"type": "redeal"}]
+    view = E.player_view(state, S)
+    assert view["legal_actions"] == [{"type": "pass"}, {"type": "redeal"}]
+    assert "farmer" not in view["hand"]  # no one ever exchanges in this form
+    outcomes = state.apply_action(S, E.CALL_REDEAL)
+    assert outcomes == (
+        {
+            "type": "hand_thrown_in",
+            "hand": 1,
+            "reason": "farmers_hand",
+            "seat": S,
+            "cards": ["9C", "TC", "9D", "KS", "AS"],
+        },
+    )
+    assert outcomes[0]["reason"] == E.FARM_REDEAL_REASON
+    assert state.scores == [0, 0] and state.phase == E.DEAL and state.dealer == S
+    assert [(seat, a.type) for seat, a in state.declarations] == [(S, "redeal")]
+    for seat in (W, N, EAST):
+        last = E.player_view(state, seat)["last_hand"]
+        assert last == {
+            "type": "hand_thrown_in",
+            "hand": 1,
+            "reason": "farmers_hand",
+            "seat": S,
+            "cards": ["9C", "TC", "9D", "KS", "AS"],
+        }
+    state.deal(E.seeded_deck(3))  # south deals the next hand
+    assert state.hand_number == 2 and state.dealer == S and state.last_hand["seat"] == S
+
+
+def test_a_farmers_hand_kept_in_the_redeal_form_goes_on_to_the_bidding_as_dealt():
+    state = farm_hand(farmers_hand_form="redeal")
+    assert state.apply_action(S, E.PASS) == ()
+    assert state.phase == E.BID1 and state.turn == S
+    assert sorted(state.hand_of(S)) == sorted(cards("9C TC 9D AS KS"))
+    assert [E.card_str(c) for c in state.kitty] == ["QS", "JC", "9S", "TS"]
+    assert state.explain_illegal(S, E.CALL_REDEAL).code == "wrong_phase"
+
+
+def test_in_the_redeal_form_a_farmers_hand_cannot_be_exchanged():
+    state = farm_hand(farmers_hand_form="redeal")
+    err = state.explain_illegal(S, E.farm(E.parse_card("9C")))
+    assert err.code == "wrong_phase"
+    assert err.message == "You cannot farm now: a farmer's hand: ask for a new deal, or pass."
+    with pytest.raises(E.RuleError):
+        state.apply_action(S, E.farm(E.parse_card("9C")))
+    assert state.phase == E.FARM and state.turn == S  # nothing changed
+    # ...and in the exchange form, a farmer's hand cannot ask for a new deal.
+    assert farm_hand().explain_illegal(S, E.CALL_REDEAL).code == "wrong_phase"
+
+
+def test_a_seat_with_two_nines_and_tens_cannot_ask_for_a_new_deal():
+    # South holds two nines and tens, the others one each: no one is asked, bidding starts.
+    hands = {S: "9C TC AD KD QD", W: "JH QH KH AH 9D", N: "QC KC AC JS TD", EAST: "QS KS AS JD 9H"}
+    state = new_hand(EAST, hands, "JC", farmers_hand=True, farmers_hand_form="redeal")
+    assert state.phase == E.BID1 and state.turn == S and state.asking == ()
+    assert state.explain_illegal(S, E.CALL_REDEAL).code == "wrong_phase"
+    with pytest.raises(E.RuleError) as err:
+        state.apply_action(S, E.CALL_REDEAL)
+    assert err.value.code == "wrong_phase" and state.phase == E.BID1 and state.turn == S
+
+
+def test_with_both_redeal_options_a_farmers_hand_is_asked_before_the_bidding_and_nanfnt_after():
+    """The order of the questions with farmers_hand in the redeal form and no ace, no
+    face, no trump: West's five nines and tens make a farmer's hand, asked before the
+    bidding; kept, the bidding runs; once trump is fixed West (no ace, no face, no trump)
+    is asked again, about the other redeal."""
+    state = nanfnt_hand(farmers_hand=True, farmers_hand_form="redeal")
+    assert state.phase == E.FARM and state.turn == W and state.asking == (W,)
+    state.apply_action(W, E.PASS)
+    assert state.phase == E.BID1 and state.turn == S
+    state.apply_action(S, E.order_up())
+    state.apply_action(EAST, E.discard(E.parse_card("KS")))
+    assert state.phase == E.REDEAL and state.turn == W
+    outcomes = state.apply_action(W, E.CALL_REDEAL)
+    assert outcomes[0]["reason"] == "no_ace_no_face_no_trump"
+    assert [(s, a.type) for s, a in state.declarations] == [(W, "pass"), (W, "redeal")]
+    # Asked for before the bidding, the new deal comes with the farmer's hand's reason.
+    state = nanfnt_hand(farmers_hand=True, farmers_hand_form="redeal")
+    outcomes = state.apply_action(W, E.CALL_REDEAL)
+    assert outcomes[0]["reason"] == "farmers_hand" and state.dealer == S and not state.bids
+
+
 # ---------------------------------------------------------------- no ace, no face, no trump
 
 NANFNT = {
@@ -363,10 +455,47 @@ def test_variant_options_are_left_out_of_the_json_form_at_their_defaults():
         assert err.value.code == "invalid_option"
 
 
+def test_the_farmers_hand_form_is_left_out_at_its_default_and_needs_the_option_on():
+    """farmers_hand_form: "exchange" (default, left out of the JSON form: every match made
+    before it reads as it did) or "redeal"; "redeal" with farmers_hand off is an error
+    rather than a match that silently plays without it."""
+    exchange = E.Options(farmers_hand=True)
+    assert exchange.to_dict()["farmers_hand"] is True
+    assert "farmers_hand_form" not in exchange.to_dict()
+    assert E.Options.from_dict({"farmers_hand": True, "farmers_hand_form": "exchange"}) == exchange
+    assert E.Options.from_dict({"farmers_hand_form": "exchange"}) == E.Options()
+    redeal = E.Options.from_dict({"farmers_hand": True, "farmers_hand_form": "redeal"})
+    assert redeal.to_dict()["farmers_hand_form"] == "redeal"
+    assert E.Options.from_dict(redeal.to_dict()) == redeal
+    assert (redeal.farm_redeal, redeal.farm_exchange) == (True, False)
+    assert (exchange.farm_redeal, exchange.farm_exchange) == (False, True)
+    assert E.FARMERS_HAND_FORMS == ("exchange", "redeal")
+    for bad, words in (
+        ({"farmers_hand_form": "redeal"}, "farmers_hand_form redeal needs farmers_hand true."),
+        (
+            {"farmers_hand_form": "REDEAL", "farmers_hand": True},
+            "farmers_hand_form must be one of exchange, redeal.",
+        ),
+        (
+            {"farmers_hand_form": True, "farmers_hand": True},
+            "farmers_hand_form must be one of exchange, redeal.",
+        ),
+    ):
+        with pytest.raises(E.RuleError) as err:
+            E.Options.from_dict(bad)
+        assert (err.value.code, err.value.message) == ("invalid_option", words)
+
+
 # ---------------------------------------------------------------- against the oracle
 
+def _variant_options(**fields) -> E.Options:
+    if not fields["farmers_hand"]:  # a form other than the default needs the option on
+        fields["farmers_hand_form"] = "exchange"
+    return E.Options(**fields)
+
+
 variant_options = st.builds(
-    E.Options,
+    _variant_options,
     target_score=st.integers(3, 10),
     stick_the_dealer=st.booleans(),
     going_alone=st.booleans(),
@@ -375,6 +504,7 @@ variant_options = st.builds(
     joker=st.booleans(),
     joker_upcard=st.sampled_from(E.JOKER_UPCARD_CHOICES),
     farmers_hand=st.booleans(),
+    farmers_hand_form=st.sampled_from(E.FARMERS_HAND_FORMS),
     no_ace_no_face_no_trump=st.booleans(),
 )
 
@@ -429,6 +559,12 @@ def play_checked_match(options: E.Options, seed: int, counts: dict[str, int]) ->
             if phase == E.REDEAL:
                 hand = text(E.cards_of(state.hands[seat]))
                 assert O.is_no_ace_no_face_no_trump(hand, trump)
+            if phase == E.FARM:
+                kinds = {a.type for a in legal}
+                assert kinds <= O.FARMERS_HAND_CHOICES[options.farmers_hand_form]
+                if options.farmers_hand_form == "redeal":  # asked with the hand as dealt
+                    assert kinds == O.FARMERS_HAND_CHOICES["redeal"]
+                    assert sorted(text(E.cards_of(state.hands[seat]))) == sorted(dealt[seat])
             action = legal[rng.randrange(len(legal))]
             if phase == E.PLAY:
                 trick.append(E.card_str(action.card))
@@ -454,8 +590,16 @@ def play_checked_match(options: E.Options, seed: int, counts: dict[str, int]) ->
             counts["joker_up"] += 1
         if end["type"] == "hand_thrown_in":
             assert state.scores == before
-            if "reason" in end:
+            assert state.dealer == O.dealer_after_throw_in(dealer)
+            if end.get("reason") == "farmers_hand":  # asked for before the bidding
+                counts["farm_redeal"] += 1
+                assert options.farmers_hand and options.farmers_hand_form == "redeal"
+                assert state.trump is None and not state.bids
+                assert O.is_farmers_hand(end["cards"])
+                assert sorted(end["cards"]) == sorted(dealt[end["seat"]])
+            elif "reason" in end:
                 counts["redeal"] += 1
+                assert end["reason"] == "no_ace_no_face_no_trump"
                 assert O.is_no_ace_no_face_no_trump(end["cards"], E.SUIT_LETTERS[state.trump])
             else:
                 assert not options.stick_the_dealer
@@ -474,7 +618,8 @@ def play_checked_match(options: E.Options, seed: int, counts: dict[str, int]) ->
 @property_test(300)
 @given(options=variant_options, seed=st.integers(0, 2**32 - 1))
 def test_random_matches_with_the_variants_agree_with_the_oracle(options, seed):
-    counts = {"farm": 0, "redeal": 0, "joker_up": 0, "joker_played": 0, "trump_fixed": 0}
+    counts = {"farm": 0, "farm_redeal": 0, "redeal": 0, "joker_up": 0, "joker_played": 0}
+    counts["trump_fixed"] = 0
     play_checked_match(options, seed, counts)
 
 
@@ -484,17 +629,27 @@ def test_random_matches_with_the_variants_agree_with_the_oracle(options, seed):
         {"joker": True},
         {"joker": True, "joker_upcard": "spades"},
         {"farmers_hand": True},
+        {"farmers_hand": True, "farmers_hand_form": "redeal"},
         {"no_ace_no_face_no_trump": True},
         {"joker": True, "farmers_hand": True, "no_ace_no_face_no_trump": True},
+        {
+            "joker": True,
+            "farmers_hand": True,
+            "farmers_hand_form": "redeal",
+            "no_ace_no_face_no_trump": True,
+        },
     ],
 )
 def test_each_variant_fires_and_agrees_with_the_oracle(options):
-    counts = {"farm": 0, "redeal": 0, "joker_up": 0, "joker_played": 0, "trump_fixed": 0}
+    counts = {"farm": 0, "farm_redeal": 0, "redeal": 0, "joker_up": 0, "joker_played": 0}
+    counts["trump_fixed"] = 0
     for seed in range(60):
         play_checked_match(E.Options(**options), seed, counts)
     if options.get("joker"):
         assert counts["joker_up"] > 0 and counts["joker_played"] > 0
-    if options.get("farmers_hand"):
+    if options.get("farmers_hand_form") == "redeal":
+        assert counts["farm_redeal"] > 0 and counts["farm"] == 0
+    elif options.get("farmers_hand"):
         assert counts["farm"] > 0
     if options.get("no_ace_no_face_no_trump") and not options.get("farmers_hand"):
         assert counts["redeal"] > 0  # (with farmers' exchanges, the hands for it are rarer)
