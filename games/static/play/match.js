@@ -287,6 +287,8 @@ export function showMatch(root, id) {
         if (events.length) st.eventSeq = events[events.length - 1].seq;
         st.eventSeq = Math.max(st.eventSeq, upTo);
         enqueue(events);
+        // How far the log is queued to be shown (tests wait on it rather than a guess).
+        screen.setAttribute("data-queued-seq", String(st.eventSeq));
         for (const seq of st.streamed.keys()) if (seq <= st.eventSeq) st.streamed.delete(seq);
       } while (st.eventsAgain && !st.stopped);
     } catch (err) {
