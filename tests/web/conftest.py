@@ -67,7 +67,7 @@ def server(tmp_path_factory, request) -> Iterator[str]:
         )
     base = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + 180  # generous: a busy machine imports Django slowly
         while True:
             if proc.poll() is not None:
                 pytest.fail(f"the server exited with {proc.returncode}:\n{log_path.read_text()}")
@@ -78,7 +78,7 @@ def server(tmp_path_factory, request) -> Iterator[str]:
             except OSError:
                 pass
             if time.monotonic() > deadline:
-                pytest.fail(f"the server did not answer /healthz in 60 s:\n{log_path.read_text()}")
+                pytest.fail(f"the server did not answer /healthz in 180 s:\n{log_path.read_text()}")
             time.sleep(0.2)
         yield base
     finally:

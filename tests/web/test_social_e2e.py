@@ -74,14 +74,14 @@ def test_quick_play_with_computer_players_starts_after_the_wait(server, browser,
         page.get_by_test_id("quickplay").click()
         page.locator("#match").wait_for()
         # The table is drawn first, then the first view: the waiting box comes with it.
-        page.get_by_test_id("quickplay-wait").wait_for(state="visible", timeout=10_000)
+        page.get_by_test_id("quickplay-wait").wait_for(state="visible", timeout=60_000)
         assert (
             "Computer players take the open seats"
             in page.get_by_test_id("quickplay-wait").inner_text()
         )
         # After the wait (3 s here) computer players sit down and the cards are dealt.
         page.wait_for_function(
-            "() => document.querySelector('#match').dataset.status === 'active'", timeout=30_000
+            "() => document.querySelector('#match').dataset.status === 'active'", timeout=60_000
         )
         page.get_by_test_id("hand").locator("[data-testid=card]").first.wait_for()
         assert page.get_by_test_id("quickplay-wait").is_hidden()
@@ -119,11 +119,11 @@ def test_a_rematch_offered_at_the_end_and_accepted_with_the_keyboard(server, bro
         # Bob's page asks again every few seconds while an offer waits: he sees it, and
         # accepts with the keyboard.
         accept = bob.get_by_test_id("rematch-accept")
-        accept.wait_for(timeout=15_000)
+        accept.wait_for(timeout=60_000)
         accept.focus()
         bob.keyboard.press("Enter")
         bob.get_by_test_id("rematch-link").wait_for()
-        alice.get_by_test_id("rematch-link").wait_for(timeout=15_000)
+        alice.get_by_test_id("rematch-link").wait_for(timeout=60_000)
         bob.screenshot(path=str(artifacts / "rematch-started-desktop.png"))
         alice.get_by_test_id("rematch-link").click()
         rematch = alice.locator("#match")
@@ -176,7 +176,7 @@ def test_watching_a_public_match_from_the_watch_page(server, browser, artifacts)
         # The player sees one watching (their page looks again at each keep-alive).
         player.wait_for_function(
             "() => document.querySelector('[data-testid=watching]')?.dataset.count === '1'",
-            timeout=20_000,
+            timeout=60_000,
         )
         # The player moves; the spectator's table follows, still without anyone's cards.
         seq = table.get_attribute("data-seq")
