@@ -16,6 +16,7 @@ from games.engine import (
     CARD_BY_TEXT,
     EFFECTIVE_SUIT,
     JOKER,
+    LOW_MASK,
     RANK_NAMES,
     STRENGTH,
     SUIT_BY_LETTER,
@@ -101,6 +102,8 @@ def _explain_variant(seen: Seen, action: dict[str, Any]) -> str:
             "tens rarely takes a trick, and the three cards under the upcard are better "
             "on average; nines go first, from the shortest suit"
         )
+    if seen.phase == "farm" and kind in ("redeal", "pass") and _farm_redeal(seen):
+        return _explain_farm_redeal(seen, kind)
     if kind == "redeal":
         return (
             "call a redeal: you hold no ace, no face card and no trump, and the other side "
@@ -112,6 +115,24 @@ def _explain_variant(seen: Seen, action: dict[str, Any]) -> str:
             "and a redeal would throw away their point"
         )
     return "pass"
+
+
+def _farm_redeal(seen: Seen) -> bool:
+    """A farmer's hand in the redeal form: it may ask for a new deal, not exchange."""
+    return seen.options.get("farmers_hand_form") == "redeal"
+
+
+def _explain_farm_redeal(seen: Seen, kind: str) -> str:
+    lows = (seen.hand & LOW_MASK).bit_count()
+    if kind == "redeal":
+        return (
+            f"ask for a new deal: {lows} of your cards are nines and tens, a hand not worth "
+            "a bid that rarely takes a trick; a new deal starts even"
+        )
+    return (
+        f"keep your hand: for all its {lows} nines and tens it is worth a bid, so play it "
+        "rather than ask for a new deal"
+    )
 
 
 def _explain_bid1(seen: Seen, action: dict[str, Any]) -> str:

@@ -443,6 +443,29 @@ def farm_out(hand: int, low: list[int]) -> int:
     return min(low, key=lambda c: (c % 6, counts[c // 6], c))
 
 
+def ask_for_new_deal(
+    hand: int,
+    upcard: int,
+    seat: int,
+    dealer: int,
+    style: Style = MEDIUM,
+    suit: int | None = None,
+    absent: int = _NO_JOKER,
+) -> bool:
+    """A farmer's hand in the redeal form (farmers_hand_form "redeal"): ask for a new deal
+    unless the rules would bid with the hand, ordering up (or picking up) the upcard in
+    round one or naming a suit in round two (a dealer's partner with two bowers, say).
+    Three nines and tens rarely take a trick, so a hand not worth a bid is one the other
+    side makes trump against; a new deal starts even. `suit`, `absent`: as for
+    bid_round_one."""
+    order, _alone = bid_round_one(hand, upcard, seat, dealer, style, suit, absent)
+    if order:
+        return False
+    turned_down = upcard // 6 if suit is None else suit
+    call, _alone = bid_round_two(hand, turned_down, seat, dealer, False, style, absent)
+    return call is None
+
+
 def call_redeal(seat: int, maker: int) -> bool:
     """No ace, no face, no trump (option no_ace_no_face_no_trump): call the redeal when
     the other side made trump (a hand that cannot take a trick helps them make it); let

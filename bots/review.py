@@ -268,8 +268,12 @@ def _doing(seen: Any, action: dict[str, Any]) -> str:
         return f"naming {SUIT_NAMES[SUIT_BY_LETTER[action['suit']]]}"
     if kind == "farm":
         return f"putting out {card_name(CARD_BY_TEXT[action['card']])}"
+    if kind == "redeal" and seen.phase == "farm":  # a farmer's hand, the redeal form
+        return "asking for a new deal"
     if kind == "redeal":
         return "calling a redeal"
+    if kind == "pass" and seen.phase == "farm":  # a farmer's hand kept
+        return "keeping the hand"
     return "passing"
 
 

@@ -87,6 +87,12 @@ def policy_action(state: MatchState, gone: int, voids: list[int], style: P.Style
         return legal[1]  # (pass, redeal)
     if phase == "name_suit":  # named before looking at the hand: any suit will do
         return legal[0]
+    if phase == "farm" and state.options.farm_redeal:  # (pass, redeal)
+        hand = state.hands[seat]
+        ask = P.ask_for_new_deal(
+            hand, state.upcard, seat, state.dealer, style, state.upcard_suit, absent
+        )
+        return legal[1] if ask else _PASS
     if phase == "farm":  # the rules always exchange a farmer's hand
         hand = state.hands[seat]
         return farm(P.farm_out(hand, cards_of(hand & LOW_MASK)))

@@ -15,7 +15,7 @@ trump (picked up by the dealer, ordered by the dealer's partner, by the players
 beside the dealer), trump named in round two, the dealer stuck (naming trump in
 round two, after the other three passed twice); how hands scored; hands per
 match. With the table variants on (docs/rules.md), how often each fired: the joker
-turned up and the joker played, a farmer's exchange, a called redeal.
+turned up and the joker played, a farmer's exchange or its new deal, a called redeal.
 """
 
 import json
@@ -131,7 +131,7 @@ class Results(Tally):
             "alone": self.counts["alone"] / played,
             "variants": {
                 k: self.share(k)
-                for k in ("joker_up", "joker_played", "joker_won", "farm", "redeal")
+                for k in ("joker_up", "joker_played", "joker_won", "farm", "farm_redeal", "redeal")
             },
         }
 
@@ -158,7 +158,7 @@ class Results(Tally):
         if self.counts["thrown_in"]:
             lines.append(f"  thrown in (all passed twice)           {pct(t['thrown_in'])}")
         v = d["variants"]
-        if any(self.counts[k] for k in ("joker_dealt", "farm_on", "redeal_on")):
+        if any(self.counts[k] for k in ("joker_dealt", "farm_on", "farm_redeal_on", "redeal_on")):
             lines += ["", "Table variants: how often each fired      share of hands"]
             if self.counts["joker_dealt"]:
                 lines += [
@@ -171,6 +171,11 @@ class Results(Tally):
                 lines.append(
                     f"  a farmer's hand exchanged              {pct(v['farm'])}"
                     f"  ({self.counts['farm']} hands)"
+                )
+            if self.counts["farm_redeal_on"]:
+                lines.append(
+                    f"  a farmer's hand: a new deal asked for  {pct(v['farm_redeal'])}"
+                    f"  ({self.counts['farm_redeal']} hands)"
                 )
             if self.counts["redeal_on"]:
                 lines.append(
@@ -226,6 +231,9 @@ def play_match(
                 elif kind == V.HAND_THROWN_IN and outcome.get("reason") == E.REDEAL_REASON:
                     out.counts["redeal"] += 1
                     _count_variants(out.counts, state)
+                elif kind == V.HAND_THROWN_IN and outcome.get("reason") == E.FARM_REDEAL_REASON:
+                    out.counts["farm_redeal"] += 1
+                    _count_variants(out.counts, state)
                 elif kind == V.HAND_THROWN_IN:
                     out.counts["thrown_in"] += 1
                     _count_variants(out.counts, state)
@@ -259,9 +267,11 @@ def _count_variants(counts: Counter, state: E.MatchState) -> None:
             if E.JOKER in cards:
                 counts["joker_played"] += 1
                 counts["joker_won"] += _seats[cards.index(E.JOKER)] == winner
-    if options.farmers_hand:
+    if options.farm_exchange:
         counts["farm_on"] += 1
         counts["farm"] += state.farmer is not None
+    if options.farm_redeal:
+        counts["farm_redeal_on"] += 1
     if options.no_ace_no_face_no_trump:
         counts["redeal_on"] += 1
 

@@ -39,6 +39,11 @@ def bid_action(seen: Seen, style: P.Style) -> dict[str, Any]:
         )
     if seen.phase == "name_suit":  # named before looking at the hand: any suit will do
         return legal[0]
+    if seen.phase == "farm" and find(legal, type="redeal"):  # the redeal form
+        ask = P.ask_for_new_deal(
+            seen.hand, seen.upcard, seen.seat, seen.dealer, style, seen.upcard_suit, seen.absent
+        )
+        return find(legal, type="redeal" if ask else "pass")
     if seen.phase == "farm":
         card = P.farm_out(seen.hand, cards_of(seen.hand & LOW_MASK))
         return find(legal, type="farm", card=card_str(card))

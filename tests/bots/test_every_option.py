@@ -40,6 +40,7 @@ VARIANTS = [
     {"joker": True},
     {"joker": True, "joker_upcard": "hearts"},
     {"farmers_hand": True},
+    {"farmers_hand": True, "farmers_hand_form": "redeal"},
     {"no_ace_no_face_no_trump": True},
     {"joker": True, "farmers_hand": True, "no_ace_no_face_no_trump": True},
 ]

@@ -33,6 +33,17 @@ def test_a_few_matches_give_the_whole_table():
     assert results.points_a + results.points_b >= results.hands
 
 
+def test_a_farmers_new_deal_is_counted_as_the_variant_not_as_four_passes():
+    """The redeal form of the farmer's hand throws a hand in: a variant firing, not the
+    bidding's "thrown in (all passed twice)" (stick the dealer is on here)."""
+    options = {"target_score": 3, "farmers_hand": True, "farmers_hand_form": "redeal"}
+    results = simulate(6, "medium", "easy", seed=3, options=options)
+    assert results.counts["farm_redeal"] > 0 and results.counts["thrown_in"] == 0
+    assert results.counts["farm_on"] == 0 and results.counts["farm_redeal_on"] > 0
+    assert results.as_dict()["variants"]["farm_redeal"] > 0
+    assert "a farmer's hand: a new deal asked for" in results.report()
+
+
 def test_the_same_seed_gives_the_same_figures_and_mirrored_self_play_is_even():
     a = simulate(4, "easy", "medium", seed=5).as_dict()
     b = simulate(4, "easy", "medium", seed=5).as_dict()

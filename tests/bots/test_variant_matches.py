@@ -6,7 +6,8 @@ view and a deal of the cards it cannot see (games/engine/sampling.py `state_from
 bots/knowledge.py `sample_hidden`). Joker matches failed their review when the dealer
 named a joker upcard's suit (its own five cards, unseen, were dealt to no one) and after
 a farmer's exchange had begun (the nines and tens put out were in no hand and no kitty),
-with RuleError inconsistent_sample.
+with RuleError inconsistent_sample. A farmer's hand in its redeal form (farmers_hand_form
+"redeal": ask for a new deal, a throw-in) goes through the same rebuilds.
 
 Each example is a seeded match (hypothesis, derandomized: the same matches every run)
 between players that follow the Medium rules or take a random legal action, the variants'
@@ -56,6 +57,7 @@ MIXES = {
     "joker_named_by_dealer": {"joker": True},
     "joker_fixed_suit": {"joker": True, "joker_upcard": "spades"},
     "farmers_hand": {"farmers_hand": True},
+    "farmers_hand_redeal": {"farmers_hand": True, "farmers_hand_form": "redeal"},
     "no_ace_no_face_no_trump": {"no_ace_no_face_no_trump": True},
     "no_stick_the_dealer": {"stick_the_dealer": False},
     "no_going_alone": {"going_alone": False},
@@ -69,6 +71,14 @@ MIXES = {
             "lone_lead": lead,
         }
         for lead in LONE_LEAD_CHOICES
+    },
+    # The three with a farmer's hand asking for a new deal: two redeals, one before the
+    # bidding and one once trump is fixed.
+    "all_three_redeal_form_defending_alone_canadian": {
+        **ALL_THREE,
+        "farmers_hand_form": "redeal",
+        "defending_alone": True,
+        "lone_lead": "canadian",
     },
 }
 
@@ -171,7 +181,12 @@ def test_every_seats_view_of_every_decision_is_rebuilt_to_the_same_view(mix, see
     met = {d.state.phase for d in decisions}
     if mix.get("joker") and "joker_upcard" not in mix:
         assert E.NAME_SUIT in met  # the stacked first hand: the dealer names the suit
-    if mix.get("farmers_hand"):
+    if mix.get("farmers_hand_form") == "redeal":  # the stacked first hand: asked
+        asked = [d for d in decisions if d.state.phase == E.FARM]
+        assert asked and all(d.action["type"] in ("pass", "redeal") for d in asked)
+        if not mix.get("joker"):  # (a dealer picking up the joker may keep the hand)
+            assert any(d.action["type"] == "redeal" for d in asked)  # a new deal asked for
+    elif mix.get("farmers_hand"):
         assert any(d.state.farm_out for d in decisions)  # an exchange under way was met
 
 
@@ -187,7 +202,12 @@ def test_a_match_is_reviewed_as_the_review_worker_reviews_it(mix, seed):
         assert len(r["values"]) >= 2 and r["action"] in [v["action"] for v in r["values"]]
         if r["mistake"]:  # the sentence names what was done: a farm is not "passing"
             assert "gave up about" in r["sentence"]
-            assert r["sentence"].startswith("passing") == (r["action"]["type"] == "pass")
+            kept = r["phase"] == E.FARM and r["action"]["type"] == "pass"
+            passed = r["action"]["type"] == "pass" and not kept
+            assert r["sentence"].startswith("passing") == passed
+            assert r["sentence"].startswith("keeping the hand") == kept
+            if r["phase"] == E.FARM and r["action"]["type"] == "redeal":
+                assert r["sentence"].startswith("asking for a new deal")
 
 
 @MIX

@@ -8,7 +8,7 @@ import random
 import pytest
 
 from bots import policy as P
-from bots.hints import recommend
+from bots.hints import explain, recommend
 from bots.knowledge import sample_hidden
 from bots.players import PLAYERS
 from games import engine as E
@@ -33,6 +33,14 @@ def farm_state() -> E.MatchState:
     return state
 
 
+def farm_redeal_state(hands: dict[int, str] = REDEAL, kitty: str = "9H QS JS TS") -> E.MatchState:
+    """A farmer's hand in the redeal form: west's five nines and tens are asked first."""
+    options = E.Options(farmers_hand=True, farmers_hand_form="redeal")
+    state = E.MatchState(options, first_dealer=EAST)
+    state.deal(deck_of(hands, kitty))
+    return state
+
+
 def joker_up_state() -> E.MatchState:
     state = E.MatchState(E.Options(joker=True), first_dealer=EAST)
     state.deal(deck_of(JOKER_UP, "JK JC JS 9S TS"))
@@ -48,7 +56,7 @@ def redeal_state() -> E.MatchState:
 
 
 @pytest.mark.parametrize("level", list(PLAYERS))
-@pytest.mark.parametrize("make", [farm_state, joker_up_state, redeal_state])
+@pytest.mark.parametrize("make", [farm_state, farm_redeal_state, joker_up_state, redeal_state])
 def test_every_level_takes_a_legal_action_in_each_variant_decision(level, make):
     state = make()
     rng = random.Random(1)
@@ -69,6 +77,25 @@ def test_the_rules_exchange_a_farmers_hand_nines_first():
         state.apply_action(S, E.action_from_dict(action))
     # nines before tens, the shortest suit first (diamonds: the 9♦ alone)
     assert put_out == ["9D", "9C", "TC"] and state.farmer == S
+
+
+def test_the_rules_ask_for_a_new_deal_with_a_farmers_hand_not_worth_a_bid():
+    """docs/bots.md: in the redeal form, the rules ask for a new deal unless they would
+    bid with the hand in round one or two."""
+    state = farm_redeal_state()  # west: five nines and tens
+    assert state.phase == E.FARM and state.turn == W
+    action = PLAYERS["medium"](E.player_view(state, W), random.Random(0))
+    assert action == {"type": "redeal"}
+    # South's 9C TC 9D with the ace and king of spades would call clubs (next) in round two.
+    state = farm_redeal_state(FARM, "QS JC 9S TS")
+    assert state.phase == E.FARM and state.turn == S
+    action = PLAYERS["medium"](E.player_view(state, S), random.Random(0))
+    assert action == {"type": "pass"}
+    hand = E.BIT[E.parse_card("AS")] | E.BIT[E.parse_card("KS")]
+    for c in cards("9C TC 9D"):
+        hand |= E.BIT[c]
+    assert P.bid_round_two(hand, E.SPADES, S, EAST, False)[0] == E.CLUBS
+    assert not P.ask_for_new_deal(hand, E.parse_card("QS"), S, EAST)
 
 
 def test_the_rules_call_a_redeal_against_the_other_sides_trump():
@@ -126,6 +153,14 @@ def test_hints_explain_the_variants_decisions():
     state = joker_up_state()
     hint = recommend(E.player_view(state, EAST), random.Random(0))
     assert hint["action"]["type"] == "name_suit" and "joker" in hint["explanation"]
+
+    state = farm_redeal_state()
+    hint = recommend(E.player_view(state, W), random.Random(0))
+    assert hint["action"] == {"type": "redeal"}
+    assert hint["explanation"].startswith("ask for a new deal: 5 of your cards are nines")
+    kept = E.read_view(E.player_view(farm_redeal_state(FARM, "QS JC 9S TS"), S))
+    assert explain(kept, {"type": "pass"}).startswith("keep your hand: for all its 3 nines")
+    assert explain(E.read_view(E.player_view(farm_state(), S)), {"type": "pass"}) == "pass"
 
 
 def test_a_hint_lets_the_hand_stand_when_the_partner_made_trump():
