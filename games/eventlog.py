@@ -24,7 +24,7 @@ from psycopg.types.json import Jsonb
 from games import engine as E
 from games import events as V
 from games import fairness
-from games.archive import decode
+from games.archive import decode, read_log
 from games.events import NewEvent
 from games.models import Event, EventArchive, Match
 
@@ -149,25 +149,10 @@ def _typed_values(count: int) -> str:
 
 def events_of(match: Match | Any, after: int = 0, upto: int | None = None) -> list[Event]:
     """A match's events (a Match or its id) with `after` < seq <= `upto`, in seq order:
-    its rows, or, once its log is archived (games.archive), the same Event objects (the
-    same ids) from its archive. Every reader of a match's log reads it here.
-
-    Race-free against the archiver under READ COMMITTED: the archive row is inserted and
-    the rows deleted in one transaction, so the one SELECT of the rows sees all of them or
-    none; only when it sees none is the archive read, which is committed by then."""
-    match_id = getattr(match, "pk", match)
-    if upto is not None and upto <= after:
-        return []
-    rows = Event.objects.filter(match_id=match_id, seq__gt=after)
-    if upto is not None:
-        rows = rows.filter(seq__lte=upto)
-    events = list(rows.order_by("seq"))
-    if events:
-        return events
-    archive = EventArchive.objects.filter(match_id=match_id).first()
-    if archive is None:
-        return []
-    return [e for e in decode(archive) if e.seq > after and (upto is None or e.seq <= upto)]
+    its rows, or, for the hands over of a match being played, its chunks, or, once its log
+    is archived, its archive (games.archive: the same Event objects, the same ids, race-free
+    against the compaction and the archiver). Every reader of a match's log reads it here."""
+    return read_log(getattr(match, "pk", match), after, upto)
 
 
 def finish_order() -> list[Any]:

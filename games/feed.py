@@ -17,8 +17,9 @@ commit's existing publish (games/live.py, after commit) wakes the feeds followin
 Creating or joining a match publishes once more, on the user's channel, so that their feed
 follows the new match at once.
 
-The log of a match ended an hour ago is archived (games.archive), its events keeping their
-ids: a resume reads the user's archived matches past the cursor too (_with_archived).
+The log of a match ended an hour ago is archived (games.archive), and the hands over of a
+match being played are moved into chunks, their events keeping their ids: a resume reads
+the user's archived and chunked matches past the cursor too (_with_archived).
 
 The SSE id is an opaque, increasing position: 2 x the event's global id (+1 for a
 `your_turn`, which follows the event that made it your turn). Resuming with Last-Event-ID
@@ -44,7 +45,7 @@ from typing import Any
 
 from django.conf import settings
 from django.core.handlers.asgi import ASGIRequest
-from django.db.models import F, OuterRef, Subquery
+from django.db.models import F, OuterRef, Q, Subquery
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.utils import timezone
 from django.views.decorators.csrf import csrf_exempt
@@ -179,6 +180,8 @@ def _backlog(user: Any, cursor: int | None) -> list[tuple[int, dict[str, Any]]]:
     items: list[tuple[int, dict[str, Any]]] = []
     now = None
     if cursor is None:
+        # A match's newest event is always a row (a chunk holds only what came before
+        # its newest deal) until the match is archived: the chunks need no look here.
         now = max(
             Event.objects.order_by("-id").values_list("id", flat=True).first() or 0,
             EventArchive.objects.order_by("-last_event_id")
@@ -218,9 +221,13 @@ def _backlog(user: Any, cursor: int | None) -> list[tuple[int, dict[str, Any]]]:
 
 def _with_archived(events: list[Event], user: Any, after_id: int) -> list[Event]:
     """`events` (the rows read) and the feed's events after `after_id` of the user's
-    matches whose logs were archived (games.archive) since: the same items, by the same
-    ids. Read after the rows, so a match archived in between is read twice, kept once."""
-    seats = Seat.objects.filter(user=user, match__event_archive__last_event_id__gt=after_id)
+    matches whose logs were archived or chunked (games.archive) since: the same items, by
+    the same ids. Read after the rows, so a match moved in between is read twice, kept
+    once."""
+    moved = Q(match__event_archive__last_event_id__gt=after_id) | Q(
+        match__event_chunks__last_event_id__gt=after_id
+    )
+    seats = Seat.objects.filter(moved, user=user).distinct()
     seats = list(seats.values_list("match_id", "index")[: BACKLOG_LIMIT + 1])
     if len(seats) > BACKLOG_LIMIT:
         raise _expired()

@@ -40,6 +40,7 @@ SWEEP_WAITING_MATCHES = "games.tasks.sweep_waiting_matches"  # (), sent by celer
 START_QUICKPLAY = "games.tasks.start_quickplay"  # (match_id,), when its wait is over
 PRUNE = "games.tasks.prune"  # (), sent by celery beat
 ARCHIVE_EVENTS = "games.tasks.archive_events"  # (), sent by celery beat (review queue)
+COMPACT_LOG = "games.tasks.compact_log"  # (match_id,), as a hand ends: its rows to a chunk
 REVIEW_MATCH = "bots.tasks.review_match"  # (match_id,), on the review queue
 TASK_NAMES = (
     PLAY_COMPUTER_TURN,
@@ -50,6 +51,7 @@ TASK_NAMES = (
     REVIEW_MATCH,
     PRUNE,
     ARCHIVE_EVENTS,
+    COMPACT_LOG,
 )
 # Tasks that go to the review queue (settings.CELERY_REVIEW_QUEUE), not the default one:
 # work that may take seconds and that nobody at a table waits for. A worker of its own

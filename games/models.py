@@ -290,6 +290,42 @@ class EventArchive(AppendOnly):
         return f"the log of {self.match_id}: {self.count} events, archived"
 
 
+class EventChunk(AppendOnly):
+    """Some of a match's events while it is played: the hands already over (every event
+    before the newest hand_dealt), moved here from their rows soon after each hand ends
+    (games.archive.compact_match), compressed as an archive is. Read through
+    games.eventlog.events_of like the rows they replace; a database trigger refuses to
+    change one, lets one go only once its match's EventArchive covers it, and lets an
+    Event row go only once a chunk (or the archive) of its match covers its seq. The
+    archive of an ended match takes in its chunks."""
+
+    # No index of its own: the unique (match, first_seq) index serves every read.
+    match = models.ForeignKey(
+        Match, on_delete=models.PROTECT, related_name="event_chunks", db_index=False
+    )
+    first_seq = models.PositiveIntegerField()
+    last_seq = models.PositiveIntegerField()
+    # The newest event's global id (the feed's cursors, games.feed).
+    last_event_id = models.BigIntegerField()
+    # zlib of the canonical JSON (games.archive.canonical) of seqs first_seq..last_seq.
+    data = models.BinaryField()
+    sha256 = models.CharField(max_length=64, help_text="Of the canonical JSON, uncompressed.")
+
+    KIND = "Event chunks"
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["match", "first_seq"], name="event_chunk_unique"),
+            models.CheckConstraint(
+                condition=models.Q(first_seq__gte=1, last_seq__gte=models.F("first_seq")),
+                name="event_chunk_seqs",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"events {self.first_seq} to {self.last_seq} of {self.match_id}"
+
+
 class IdempotentResponse(models.Model):
     """What it takes to give again the response first given to a request that carried an
     Idempotency-Key: its status, the match's seq after the action and the acting seat

@@ -20,8 +20,8 @@ from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 from psycopg.types.json import Jsonb
 
+from games import archive, eventlog, fairness, live, projections, reviews, selectors, timers
 from games import engine as E
-from games import eventlog, fairness, live, projections, reviews, selectors, timers
 from games import events as V
 from games.errors import BadInput, Conflict, NotFound, Unprocessable, from_rule_error
 from games.events import NewEvent
@@ -746,6 +746,8 @@ def _commit_events(
     else:  # seats changed here, or not read with the row
         transaction.on_commit(lambda: selectors.forget_row(match.pk))
     live.publish_on_commit(match)
+    if hand_over and events[-1].type == V.HAND_DEALT:
+        archive.compact_on_commit(match.pk)  # the hand over leaves its rows for a chunk
     if any(e.type == V.MATCH_FINISHED for e in events):
         reviews.review_request_on_commit(match)  # by task name: games never imports bots
     if match.awaiting_computer:

@@ -104,6 +104,12 @@ def archive_events() -> int:
     return archive.archive_due()
 
 
+def compact_log(match_id: str) -> int:
+    """Move the hands over of a match into a chunk (games.archive.compact_match), queued as
+    the next hand is dealt; how many events moved."""
+    return archive.compact_match(match_id)
+
+
 def time_out(match_id: str) -> bool:
     """Enforce the match's turn deadline if it has passed (a later deadline: no-op)."""
     return seat_time_out(match_id=match_id)
@@ -114,6 +120,7 @@ time_out_turn = shared_task(name=later.TIME_OUT_TURN, **SAFE_TASK)(time_out)
 start_quickplay = shared_task(name=later.START_QUICKPLAY, **SAFE_TASK)(start_table)
 prune_expired = shared_task(name=later.PRUNE, ignore_result=True)(prune)
 archive_events_task = shared_task(name=later.ARCHIVE_EVENTS, ignore_result=True)(archive_events)
+compact_log_task = shared_task(name=later.COMPACT_LOG, **SAFE_TASK)(compact_log)
 # The names these tasks had in bots.tasks before they moved here: a message queued under
 # one before the release that moved them (a timer's countdown, a sweep sent by beat) still
 # runs. Drop them a release later.
