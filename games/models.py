@@ -326,12 +326,54 @@ class EventChunk(AppendOnly):
         return f"events {self.first_seq} to {self.last_seq} of {self.match_id}"
 
 
+class IdempotencyKeys(models.Model):
+    """A person's Idempotency-Keys at one match, packed PAGE_KEYS to a row (games.idempotency):
+    for each key, its 64-bit digest (`keys`, 8 bytes each) and, at the same position in
+    `entries` (32 bytes each), the request's hash (128 bits), the match's seq after the
+    action, when it was used (to the second) and the turn deadline the answer showed.
+    That is all a replay needs: the answer is the seat's view folded from the log up to that
+    seq. About 40 bytes a key, where a row a key cost 150 or more.
+
+    A key is added by rewriting its page's row, which PostgreSQL does in place (a HOT
+    update: no index holds a column that changes, and the table keeps 30 % of each page
+    free, migration 0018); a page of 32 keys rewrites at most 1.3 KB. Each key is kept
+    IDEMPOTENCY_KEY_HOURS (24); the periodic games.tasks.prune deletes a row once its
+    newest key has expired."""
+
+    PAGE_KEYS = 32
+
+    # No index of their own: the unique (user, match, page) index serves a person's
+    # lookups (their rows of the last day, by user) and the upsert of each new key.
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, db_index=False)
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, db_index=False)
+    page = models.PositiveSmallIntegerField()
+    keys = models.BinaryField(default=bytes)
+    entries = models.BinaryField(default=bytes)
+    # When the page's first key was used (indexed: the prune's candidates) and its newest
+    # (not indexed, so that adding a key is an update in place).
+    created_at = models.DateTimeField()
+    updated_at = models.DateTimeField()
+
+    class Meta:
+        verbose_name_plural = "idempotency keys"
+        constraints = [
+            models.UniqueConstraint(
+                fields=["user", "match", "page"], name="idempotency_keys_unique"
+            ),
+        ]
+        # Rows are made in time order, so a BRIN index (a few pages for millions of rows)
+        # finds the old ones for games.tasks.prune.
+        indexes = [BrinIndex(fields=["created_at"], name="idempotency_keys_brin")]
+
+    def __str__(self) -> str:
+        return f"idempotency keys of user {self.user_id} at {self.match_id}, page {self.page}"
+
+
 class IdempotentResponse(models.Model):
-    """What it takes to give again the response first given to a request that carried an
-    Idempotency-Key: its status, the match's seq after the action and the acting seat
-    (the seat's view is folded again from the log up to that seq), and the match's
-    summary fields that change (status, scores, seats...), not a whole view each.
-    Kept IDEMPOTENCY_KEY_HOURS (24), then deleted by the periodic games.tasks.prune."""
+    """The record of an Idempotency-Key as it was stored before IdempotencyKeys (one row a
+    key, with the summary fields that changed or the whole body): such rows are still
+    replayed, and expire within IDEMPOTENCY_KEY_HOURS of the release that stopped writing
+    them (games.tasks.prune deletes them); nothing new is written here."""
 
     # No index of their own: the unique (user, key) index serves the user's, and a match
     # is never deleted while its responses are kept (they expire within a day).

@@ -10,17 +10,25 @@ import hashlib
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
-from django.db import IntegrityError, connection, transaction
+from django.db import connection, transaction
 from django.utils import timezone
-from psycopg.types.json import Jsonb
 
-from games import archive, eventlog, fairness, live, projections, reviews, selectors, timers
+from games import (
+    archive,
+    eventlog,
+    fairness,
+    idempotency,
+    live,
+    projections,
+    reviews,
+    selectors,
+    timers,
+)
 from games import engine as E
 from games import events as V
 from games.errors import BadInput, Conflict, NotFound, Unprocessable, from_rule_error
@@ -28,7 +36,6 @@ from games.events import NewEvent
 from games.levels import DEFAULT_LEVEL, LEVELS
 from games.models import (
     COMMITTED_FIELDS,
-    IdempotentResponse,
     Match,
     MatchStatus,
     Seat,
@@ -396,17 +403,18 @@ def action_submit(
             seat_index = seat.index
         if idempotency_key is not None:
             fingerprint = request_fingerprint("match_action", match.pk, action, expected_seq)
-            stored = _stored_response(user, idempotency_key)
+            if not idempotency.hold(user, idempotency_key):  # in use at another match now
+                raise Conflict("idempotency_key_reused", "Retry with the same key.")
+            stored = idempotency.stored(user, idempotency_key)
             if stored is not None:
-                if stored.match_id != match.pk or stored.request_hash not in ("", fingerprint):
+                if stored.match_id != match.pk or not stored.same_request(fingerprint):
                     raise Unprocessable(
                         "idempotency_key_mismatch",
                         "This Idempotency-Key was already used for a different request: "
                         "use a new key for a new request.",
                     )
-                return ActionResponse(
-                    stored.status_code, _replayed_body(stored, match), replayed=True
-                )
+                body = idempotency.answer(match, seat_index, stored)
+                return ActionResponse(200, body, replayed=True)
         if match.status in (MatchStatus.FINISHED, MatchStatus.ABANDONED):
             raise Conflict("match_finished", "The match is over.", seq=match.seq)
         if match.status != MatchStatus.ACTIVE:
@@ -422,7 +430,7 @@ def action_submit(
         # A computer player's move answers nobody: skip building a view for it.
         body = player_view_get(match=match, seat=seat_index, folded=folded) if user else {}
         if idempotency_key is not None:
-            _store_response(user, idempotency_key, match, fingerprint, seat_index, body)
+            idempotency.store(user, idempotency_key, match, fingerprint, match.turn_deadline)
     return ActionResponse(200, body)
 
 
@@ -577,93 +585,7 @@ def _computer_to_act(match: Match) -> tuple[eventlog.Folded, Seat] | str:
     return folded, seat
 
 
-# ---------------------------------------------------------------- idempotent responses
-
-# A response's fields that never change for a match (taken from the match at a replay)
-# and those that are this moment's (the live presence, and who is asking).
-_SUMMARY_STATIC = ("id", "options", "hints_allowed", "turn_seconds", "created_at", "seq")
-_SEAT_FIELDS = ("kind", "username", "level", "away")  # the rest: index, name, is_you, present
-
-
-def _stored_response(user: AbstractBaseUser | None, key: str) -> IdempotentResponse | None:
-    """The response stored for the key, unless it has expired (IDEMPOTENCY_KEY_HOURS):
-    an expired one not yet pruned is deleted, and the key is new again."""
-    stored = IdempotentResponse.objects.filter(user=user, key=key).first()
-    if stored is not None and stored.created_at < _idempotency_cutoff():
-        stored.delete()
-        return None
-    return stored
-
-
-def _idempotency_cutoff() -> Any:
-    return timezone.now() - timedelta(hours=settings.IDEMPOTENCY_KEY_HOURS)
-
-
-def _store_response(
-    user: AbstractBaseUser | None,
-    key: str,
-    match: Match,
-    fingerprint: str,
-    seat: int,
-    body: dict[str, Any],
-) -> None:
-    """Keep what a replay needs: the seq and seat (the view is folded again from the log)
-    and the summary's fields that change. One INSERT ... ON CONFLICT DO NOTHING: the match's
-    lock serializes requests on one match, so a conflict is the same user's key used at
-    once on another match, answered 409 (and this action rolled back with it)."""
-    summary = {k: v for k, v in body.items() if k not in (*_SUMMARY_STATIC, "you", "view")}
-    # Each seat's changing fields as a list in _SEAT_FIELDS order, in seat order.
-    summary["seats"] = [[row[k] for k in _SEAT_FIELDS] for row in body["seats"]]
-    if connection.vendor != "postgresql":  # the embedded default (SQLite)
-        try:
-            with transaction.atomic():
-                IdempotentResponse.objects.create(
-                    user=user, key=key, match=match, request_hash=fingerprint,
-                    status_code=200, seq=match.seq, seat=seat, summary=summary,
-                )  # fmt: skip
-        except IntegrityError as exc:
-            raise Conflict("idempotency_key_reused", "Retry with the same key.") from exc
-        return
-    with connection.cursor() as cursor:
-        cursor.execute(
-            _INSERT_RESPONSE,
-            [
-                user.pk if user is not None else None,
-                key,
-                match.pk,
-                fingerprint,
-                200,
-                match.seq,
-                seat,
-                Jsonb(summary),
-                timezone.now(),
-            ],
-        )
-        inserted = cursor.fetchone()
-    if inserted is None:
-        raise Conflict("idempotency_key_reused", "Retry with the same key.")
-
-
-_INSERT_RESPONSE = (
-    f"INSERT INTO {IdempotentResponse._meta.db_table}"
-    " (user_id, key, match_id, request_hash, status_code, seq, seat, summary, created_at)"
-    " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING RETURNING id"
-)
-
-
-def _replayed_body(stored: IdempotentResponse, match: Match) -> dict[str, Any]:
-    """The first response again: the seat's view folded from the log up to the stored seq,
-    the match's summary as it was then, presence as it is now."""
-    if stored.body is not None:  # stored whole, before issue 15
-        return stored.body
-    folded = eventlog.load(match, upto=stored.seq)
-    body = player_view_get(match=match, seat=stored.seat, folded=folded)
-    then = dict(stored.summary)
-    seats_then = then.pop("seats")
-    body.update(then, seq=stored.seq)
-    for row, values in zip(body["seats"], seats_then, strict=True):
-        row.update(zip(_SEAT_FIELDS, values, strict=True))
-    return body
+# ---------------------------------------------------------------- idempotency keys
 
 
 def request_fingerprint(endpoint: str, match_id: Any, *parts: Any) -> str:

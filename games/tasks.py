@@ -12,7 +12,15 @@ from django.utils import timezone
 from knox.models import get_token_model
 
 from games import archive, later, quickplay, reviews
-from games.models import Hint, HintStatus, IdempotentResponse, Match, MatchStatus, SeatKind
+from games.models import (
+    Hint,
+    HintStatus,
+    IdempotencyKeys,
+    IdempotentResponse,
+    Match,
+    MatchStatus,
+    SeatKind,
+)
 from games.services import match_abandon, seat_time_out
 from games.turns import enqueue_computer_turn
 
@@ -80,11 +88,15 @@ PRUNE_BATCH = 5000
 
 
 def prune() -> dict[str, int]:
-    """Delete what has expired: idempotent responses older than IDEMPOTENCY_KEY_HOURS, and
-    device tokens past their expiry (a request checks only its own token's expiry:
+    """Delete what has expired: a person's Idempotency-Keys at a match once the newest is
+    older than IDEMPOTENCY_KEY_HOURS (and the rows of the table before it), and device
+    tokens past their expiry (a request checks only its own token's expiry:
     games.api_classes). In batches, so that no one statement holds many row locks."""
     cutoff = timezone.now() - timedelta(hours=settings.IDEMPOTENCY_KEY_HOURS)
-    responses = _delete_in_batches(IdempotentResponse.objects.filter(created_at__lt=cutoff))
+    # created_at is indexed (BRIN) and never later than updated_at.
+    expired = IdempotencyKeys.objects.filter(created_at__lt=cutoff, updated_at__lt=cutoff)
+    responses = _delete_in_batches(expired)
+    responses += _delete_in_batches(IdempotentResponse.objects.filter(created_at__lt=cutoff))
     tokens = _delete_in_batches(get_token_model().objects.filter(expiry__lt=timezone.now()))
     return {"idempotent_responses": responses, "tokens": tokens}
 
