@@ -102,7 +102,11 @@ def options_text(options: dict[str, Any] | None) -> str:
     return "; ".join(parts)
 
 
-def action_text(action: dict[str, Any], seat: int | None, dealer: int | None) -> str:
+def action_text(
+    action: dict[str, Any], seat: int | None, dealer: int | None, before_trump: bool = False
+) -> str:
+    """A seat's action in words; `before_trump`: taken before trump was made (a redeal
+    then is a farmer's hand asking for a new deal, not no ace, no face, no trump)."""
     kind = action.get("type")
     alone = " alone" if action.get("alone") else ""
     if kind == "order_up":
@@ -121,6 +125,8 @@ def action_text(action: dict[str, Any], seat: int | None, dealer: int | None) ->
         if "card" not in action:
             return "puts a card under the upcard (farmer's hand)"
         return f"puts {card_view(action['card'])['text']} under the upcard (farmer's hand)"
+    if kind == "redeal" and before_trump:
+        return "asks for a new deal (farmer's hand)"
     if kind == "redeal":
         return "calls a redeal: no ace, no face, no trump"
     return str(kind).replace("_", " ") + "es" * (kind == "pass")
@@ -189,6 +195,7 @@ def hand_record(match: Match, number: int) -> dict[str, Any]:
     bidding, tricks, current = [], [], []
     result = None
     revealed = None
+    trump_at = _trump_made_at(hand.events)
     for event in hand.events:
         p = admin_payload(event, shown)
         if event.type in (V.BID, V.DISCARD, V.FARM):
@@ -196,7 +203,9 @@ def hand_record(match: Match, number: int) -> dict[str, Any]:
                 {
                     "seq": event.seq,
                     "seat": seat_name(event.seat),
-                    "text": action_text(p.get("action", {}), event.seat, dealer),
+                    "text": action_text(
+                        p.get("action", {}), event.seat, dealer, event.seq < trump_at
+                    ),
                     **moves[event.seq],
                 }
             )
@@ -340,6 +349,7 @@ def _hints_by_seat(match: Match, hand: hands.HandSlice, shown: bool) -> list[dic
         "seat", "seq", "created_at"
     )
     seats: list[dict[str, Any]] = [{"name": seat_name(s), "hints": []} for s in range(4)]
+    trump_at = _trump_made_at(hand.events)
     for hint in asked:
         if hint.seat not in range(4):
             continue
@@ -353,7 +363,9 @@ def _hints_by_seat(match: Match, hand: hands.HandSlice, shown: bool) -> list[dic
                 "asked_at": hint.created_at,
                 "answered_at": hint.completed_at,
                 "shown": shown,
-                "action": action_text(action, hint.seat, hand.dealt.get("dealer"))
+                "action": action_text(
+                    action, hint.seat, hand.dealt.get("dealer"), hint.seq < trump_at
+                )
                 if shown and action
                 else "",
                 "explanation": hint.explanation if shown else "",
@@ -377,8 +389,30 @@ def _players_at(events: list[Event]) -> list[str]:
     return players
 
 
+def _trump_made_at(events: list[Event]) -> float:
+    """The seq of the hand's bid that made trump (an order up or a call); infinity if none
+    did. A seat acts after the event at the hint's seq, so hint.seq < it: before trump."""
+    for event in events:
+        if event.type == V.BID and event.payload.get("action", {}).get("type") in (
+            "order_up",
+            "call",
+        ):
+            return event.seq
+    return float("inf")
+
+
 def _result(event: Event) -> dict[str, Any]:
     p = event.payload
+    if event.type == V.HAND_THROWN_IN and p.get("reason") == E.FARM_REDEAL_REASON:
+        cards = " ".join(card_view(c)["text"] for c in p.get("cards", []))
+        return {
+            "text": (
+                f"thrown in: {E.SEAT_NAMES[p['seat']] if p.get('seat') in range(4) else '?'} "
+                f"asked for a new deal with a farmer's hand ({cards})"
+            ),
+            "seq": event.seq,
+            "scores": None,
+        }
     if event.type == V.HAND_THROWN_IN and p.get("reason") == E.REDEAL_REASON:
         cards = " ".join(card_view(c)["text"] for c in p.get("cards", []))
         return {

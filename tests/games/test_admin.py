@@ -443,3 +443,32 @@ def test_the_hand_pages_of_a_match_with_the_table_variants(admin_client, alice):
     assert farms % 3 == 0
     response = admin_client.get(url("match_change", match.pk))
     assert response.status_code == 200
+
+
+def test_a_hand_thrown_in_by_a_farmers_hand_asking_for_a_new_deal_says_so(admin_client, alice):
+    """The redeal form of the farmer's hand: the bidding reads "asks for a new deal" (not
+    no ace, no face, no trump, the redeal once trump is made) and the result names the
+    seat and shows the hand that let it ask. Random play: some seat holds a farmer's hand
+    in about three deals of five and asks half the time, so the first match almost always
+    has one; another is played until one does (at most 30)."""
+    options = {
+        "target_score": 2,
+        "farmers_hand": True,
+        "farmers_hand_form": "redeal",
+        "no_ace_no_face_no_trump": True,
+    }
+    for seed in range(30):
+        match = play_to_the_end(alice, seed=seed, options=options)
+        thrown = match.events.filter(type="hand_thrown_in", payload__reason="farmers_hand")
+        if thrown.exists():
+            break
+    asked = thrown.first()
+    number = asked.payload["hand"]
+    page = admin_client.get(hand_url(match, number)).context["hand"]
+    assert page["problem"] is None
+    assert page["bidding"][-1]["text"] == "asks for a new deal (farmer's hand)"
+    seat = ("south", "west", "north", "east")[asked.payload["seat"]]
+    assert page["result"]["text"].startswith(
+        f"thrown in: {seat} asked for a new deal with a farmer's hand ("
+    )
+    assert not any("no ace" in b["text"] for b in page["bidding"])
