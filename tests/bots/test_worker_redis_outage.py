@@ -71,10 +71,13 @@ def sessions_waiting_for_a_lock(holder: int) -> int:
 
 
 def person_at_a_table(name: str) -> tuple:
-    """A person and three computers; the person (south) bids first."""
+    """A person and three computers; the person (south) bids first. No one goes alone,
+    so the move after west's is a computer's (west ordering up alone would make the
+    dealer, his partner, sit out, and the play begin at south)."""
     user = get_user_model().objects.create_user(name, password="x" * 12)
     seats = [SeatSpec("me")] + [SeatSpec("computer", "random")] * 3
-    return user, services.match_create(user=user, seats=seats)
+    options = {"going_alone": False}
+    return user, services.match_create(user=user, seats=seats, options=options)
 
 
 def south_passes(user, match: Match) -> None:
@@ -114,6 +117,8 @@ def test_the_turn_worker_outlives_redis_killed_mid_turn_and_every_match_moves_ag
         back = time.monotonic()
 
         tables = {in_flight.pk: "lost as Redis died", lost.pk: "lost as it came back"}
+        waiting = Match.objects.filter(pk__in=tables, awaiting_computer=True)
+        assert waiting.count() == 2, "both tables wait on a computer whose turn was lost"
         moved_on: dict = {}  # table -> seconds after Redis came back
         while len(moved_on) < len(tables):
             stuck = Match.objects.filter(pk__in=tables, status="active", awaiting_computer=True)
