@@ -201,7 +201,8 @@ ACTION_DOCS = {
     "name_suit": "The dealer (joker option) names the suit of a joker turned up.",
     "farm": "A farmer's hand (farmers_hand option): put out one of three nines or tens (the "
     "others see no card: HiddenFarmAction).",
-    "redeal": "No ace, no face, no trump (that option): throw the hand in.",
+    "redeal": "Throw the hand in: no ace, no face, no trump (that option), or a farmer's hand "
+    "asking for a new deal (farmers_hand_form redeal).",
 }
 
 
@@ -370,6 +371,13 @@ class OptionsSerializer(serializers.Serializer):
     joker = serializers.BooleanField(required=False)
     joker_upcard = serializers.ChoiceField(choices=E.JOKER_UPCARD_CHOICES, required=False)
     farmers_hand = serializers.BooleanField(required=False)
+    farmers_hand_form = serializers.ChoiceField(
+        choices=E.FARMERS_HAND_FORMS,
+        required=False,
+        help_text="With farmers_hand: exchange three nines and tens for the cards under the "
+        "upcard (exchange, the default) or ask for a new deal (redeal). Present only when "
+        "not exchange; redeal without farmers_hand is invalid_option.",
+    )
     no_ace_no_face_no_trump = serializers.BooleanField(required=False)
 
     class Meta:
@@ -437,7 +445,10 @@ class LastHandSerializer(serializers.Serializer):
     makers_tricks = serializers.IntegerField(min_value=0, max_value=5, required=False)
     scores = serializers.ListField(child=serializers.IntegerField(), required=False)
     reason = serializers.ChoiceField(
-        choices=[E.REDEAL_REASON], required=False, help_text="A called redeal: why."
+        choices=[E.REDEAL_REASON, E.FARM_REDEAL_REASON],
+        required=False,
+        help_text="A called redeal: why (no ace, no face, no trump; or a farmer's hand "
+        "asking for a new deal).",
     )
     seat = serializers.IntegerField(
         min_value=0, max_value=3, required=False, help_text="A called redeal: who called it."
@@ -452,7 +463,8 @@ class LastHandSerializer(serializers.Serializer):
         max_value=3,
         allow_null=True,
         required=False,
-        help_text="Option farmers_hand: the seat that exchanged in that hand, never which cards.",
+        help_text="Option farmers_hand (the exchange form): the seat that exchanged in that "
+        "hand, never which cards.",
     )
     my_farm = FarmSerializer(
         required=False, help_text="The farmer only: its exchange in that hand."
@@ -504,7 +516,8 @@ class HandViewSerializer(serializers.Serializer):
         max_value=3,
         allow_null=True,
         required=False,
-        help_text="Option farmers_hand: the seat that exchanged, never which cards.",
+        help_text="Option farmers_hand (the exchange form): the seat that exchanged, never "
+        "which cards.",
     )
     my_farm = FarmSerializer(required=False, help_text="The farmer only: its exchange.")
 
@@ -913,35 +926,32 @@ def schema_hook(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
 
 # ---------------------------------------------------------------- what linters and generators read
 
-# A stream's events: its `event:` names (None: the types of the component's union) and the
-# component each `data:` is.
+# A stream's events: their `event:` names (None: the types of the component's union), the
+# component each `data:` is, and a line on them.
 STREAM_ITEMS: dict[str, tuple[list[str] | None, str, str]] = {
-    "matches_stream": (["match_event"], "MatchEvent", "Each `id:` is the event's seq."),
-    "me_stream": (None, "FeedItem", "Each `event:` is the item's type."),
+    "matches_stream": (["match_event"], "MatchEvent", "A match event: its `id:` is its seq."),
+    "me_stream": (None, "FeedItem", "An item of the feed: its `event:` is the item's type."),
 }
 
 
 def event_stream_schema(events: list[str], data: str, description: str) -> dict[str, Any]:
-    """A text/event-stream answer as the OpenAPI media type registry models one (its "sse"
-    entry): the whole stream as an array of its events, fields as strings, each `data:`
-    JSON of the component `data`. Comments (`: keep-alive`) and a `retry:` alone are not
-    events."""
+    """A text/event-stream answer's schema: one event of the stream (OpenAPI before 3.2,
+    which has no itemSchema, describes each event with `schema`, as schemathesis checks
+    it), its fields as strings, its `data:` the JSON of the component `data`. Comments
+    (`: keep-alive`) and a `retry:` alone are not events."""
     return {
-        "type": "array",
+        "type": "object",
         "description": description,
-        "items": {
-            "type": "object",
-            "properties": {
-                "id": {"type": "string"},
-                "event": {"type": "string", "enum": events},
-                "data": {
-                    "type": "string",
-                    "contentMediaType": "application/json",
-                    "contentSchema": _ref(data),
-                },
+        "properties": {
+            "id": {"type": "string"},
+            "event": {"type": "string", "enum": events},
+            "data": {
+                "type": "string",
+                "contentMediaType": "application/json",
+                "contentSchema": _ref(data),
             },
-            "required": ["id", "event", "data"],
         },
+        "required": ["id", "event", "data"],
     }
 
 

@@ -17,10 +17,16 @@ BIN = CLIENTS / "ts" / "node_modules" / ".bin"
 QUIET = {"REDOCLY_TELEMETRY": "off", "REDOCLY_SUPPRESS_UPDATE_NOTICE": "true", "CI": "true"}
 
 
+def linter(name: str) -> str:
+    path = BIN / name
+    assert path.exists(), f"{path} is missing: run bin/clients-up"
+    return str(path)
+
+
 def redocly(schema: Path, directory: Path) -> list[str]:
     """Each problem Redocly's recommended rules find, as `severity rule: message (where)`."""
     done = run(
-        [str(BIN / "redocly"), "lint", "--extends", "recommended", "--format", "json",
+        [linter("redocly"), "lint", "--extends", "recommended", "--format", "json",
          "--max-problems", "1000", str(schema)],
         directory, timeout=300, check=False, **{**os.environ, **QUIET},
     )  # fmt: skip
@@ -40,7 +46,7 @@ def spectral(schema: Path, directory: Path) -> list[str]:
     ruleset.write_text('extends: ["spectral:oas"]\n')
     output = directory / "spectral.json"
     done = run(
-        [str(BIN / "spectral"), "lint", "--ruleset", str(ruleset), "--format", "json",
+        [linter("spectral"), "lint", "--ruleset", str(ruleset), "--format", "json",
          "--output", str(output), "--fail-severity", "hint", str(schema)],
         directory, timeout=300, check=False, **{**os.environ, **QUIET},
     )  # fmt: skip
