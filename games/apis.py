@@ -357,6 +357,7 @@ class OptionsInputSerializer(StrictSerializer):
     joker = StrictBooleanField(required=False)
     joker_upcard = serializers.ChoiceField(choices=E.JOKER_UPCARD_CHOICES, required=False)
     farmers_hand = StrictBooleanField(required=False)
+    farmers_hand_form = serializers.ChoiceField(choices=E.FARMERS_HAND_FORMS, required=False)
     no_ace_no_face_no_trump = StrictBooleanField(required=False)
 
 

@@ -20,7 +20,8 @@ Event types and their payloads (the seat is on the event, not in the payload):
     card_played     {action}
     trick_won       {seat, trick}
     hand_scored     {hand, team, points, result, makers, makers_tricks, scores}
-    hand_thrown_in  {hand, reason?, seat?, cards?}   reason etc.: a called redeal
+    hand_thrown_in  {hand, reason?, seat?, cards?}   reason etc.: a called redeal, or a
+                                  farmer's hand asking for a new deal
     hand_revealed   {hand, deck, salt, commitment}
     match_finished  {winner, scores}
     match_abandoned {scores}       no person sits at the match any more; nothing follows
@@ -166,7 +167,9 @@ class HandScored(TypedDict):
 
 class HandThrownIn(TypedDict):
     hand: int
-    # A called redeal (option no_ace_no_face_no_trump): why, who, and the hand that let it.
+    # A called redeal (option no_ace_no_face_no_trump), or a farmer's hand asking for a new
+    # deal (farmers_hand_form "redeal"): why (the engine's REDEAL_REASON or
+    # FARM_REDEAL_REASON), who, and the hand that let it.
     reason: NotRequired[str]
     seat: NotRequired[int]
     cards: NotRequired[list[str]]
@@ -278,7 +281,8 @@ REGISTRY: dict[str, EventType] = {
             BidPayload,
             bid_seen,
             "pass, order_up, call, defend_alone; the variants' name_suit (with the dealer's"
-            " cards, seen by the dealer alone) and redeal",
+            " cards, seen by the dealer alone) and redeal (no ace, no face, no trump, or a"
+            " farmer's hand asking for a new deal)",
         ),
         EventType(DISCARD, ActionPayload, discard_seen, "the card is seen by the dealer alone"),
         EventType(FARM, ActionPayload, farm_seen, "a farmer's card put out: the farmer sees it"),
@@ -289,7 +293,8 @@ REGISTRY: dict[str, EventType] = {
             HAND_THROWN_IN,
             HandThrownIn,
             shown_to_all,
-            "everyone passed twice, or a no-ace-no-face-no-trump redeal (reason, seat, cards)",
+            "everyone passed twice, or a redeal called (reason, seat, cards): no ace, no face,"
+            " no trump, or a farmer's hand asking for a new deal",
         ),
         EventType(HAND_REVEALED, HandRevealed, shown_to_all, "the ended hand's deck and salt"),
         EventType(MATCH_FINISHED, MatchFinished, shown_to_all, "derived by the rules"),

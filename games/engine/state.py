@@ -80,8 +80,9 @@ _PHASE_WORDS = {
     REDEAL: "no ace, no face, no trump: call a redeal, or pass",
 }
 _FARM_REDEAL_WORDS = "a farmer's hand: ask for a new deal, or pass"
-# The action types each phase takes (none while dealing or once the match is over); a
-# farmer's hand in the redeal form takes pass and redeal (MatchState._phase_takes).
+# The action types each phase takes (none while dealing or once the match is over), under
+# any options: a farmer's hand is exchanged (farm) or, in the redeal form, asks for a new
+# deal (redeal); one match takes one of the two (MatchState._phase_takes).
 PHASE_ACTIONS: dict[str, tuple[str, ...]] = {
     BID1: (A.PASS, A.ORDER_UP),
     DISCARD: (A.DISCARD,),
@@ -89,7 +90,7 @@ PHASE_ACTIONS: dict[str, tuple[str, ...]] = {
     DEFEND: (A.PASS, A.DEFEND_ALONE),
     PLAY: (A.PLAY,),
     NAME_SUIT: (A.NAME_SUIT,),
-    FARM: (A.PASS, A.FARM),
+    FARM: (A.PASS, A.FARM, A.REDEAL),
     REDEAL: (A.PASS, A.REDEAL),
 }
 _NO_OUTCOMES: tuple = ()

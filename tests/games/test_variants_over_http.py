@@ -9,7 +9,7 @@ from games import events as V
 from games.deal_view import seat_cards
 from games.log_check import check_events, check_log, export_match_log
 from games.models import Event, Match
-from tests.games.helpers import create_match, play_to_the_end
+from tests.games.helpers import COMPUTERS, act, assert_error, create_match, play_to_the_end, view
 from tests.games.server_support import Player
 from tests.games.test_visibility import cards_in
 
@@ -163,3 +163,96 @@ def play_all_to_the_end(players: list[Player], match_id: str) -> dict:
         legal = players[turn].call("GET", f"matches/{match_id}")["view"]["legal_actions"]
         players[turn].call("POST", f"matches/{match_id}/actions", legal[-1])
     raise AssertionError("the match did not end")
+
+
+# ---------------------------------------------------------------- a farmer's hand's redeal form
+
+REDEAL_FORM = {"target_score": 3, "farmers_hand": True, "farmers_hand_form": "redeal"}
+REDEAL_SEATS = [{"kind": "me"}] + [{"kind": "computer", "level": "medium"}] * 3
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "options, code",
+    [
+        ({"farmers_hand_form": "redeal"}, "invalid_option"),  # the form needs the option on
+        ({"farmers_hand": False, "farmers_hand_form": "redeal"}, "invalid_option"),
+        ({"farmers_hand": True, "farmers_hand_form": "swap"}, "invalid_input"),
+        ({"farmers_hand": True, "farmers_hand_form": True}, "invalid_input"),
+    ],
+)
+def test_a_farmers_hand_form_that_cannot_be_played_is_a_400(player, options, code):
+    _user, client = player
+    body = {"seats": COMPUTERS, "options": options}
+    error = assert_error(client.post("/api/v1/matches", body, format="json"), 400, code)
+    if code == "invalid_option":
+        assert error["detail"] == "farmers_hand_form redeal needs farmers_hand true."
+    else:  # refused for its shape: the field is named
+        assert "farmers_hand_form" in error["errors"]["options"]
+    assert Match.objects.count() == 0
+
+
+@pytest.mark.django_db
+def test_the_exchange_form_is_the_default_and_left_out_of_the_options(player):
+    _user, client = player
+    given = {"farmers_hand": True, "farmers_hand_form": "exchange"}
+    created = create_match(client, options=given)
+    assert created["options"]["farmers_hand"] is True
+    assert "farmers_hand_form" not in created["options"]
+    logged = Event.objects.get(match_id=created["id"], type=V.MATCH_CREATED)
+    assert "farmers_hand_form" not in logged.payload["options"]  # as every older match's
+
+
+def play_asking_for_new_deals(client, match_id: str) -> dict:
+    """The person asks for a new deal whenever it may, else takes its first legal action;
+    the computers (Medium) ask with a farmer's hand they would not bid with."""
+    body = view(client, match_id)
+    for _ in range(3000):
+        if body["status"] == "finished":
+            return body
+        legal = body["view"]["legal_actions"]
+        chosen = {"type": "redeal"} if {"type": "redeal"} in legal else legal[0]
+        assert act(client, match_id, chosen).status_code == 200
+        body = view(client, match_id)
+    raise AssertionError("the match did not end")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_farmers_hand_asks_for_a_new_deal_over_http_and_the_log_replays(player):
+    """docs/rules.md, the redeal form: the seat asked sees pass and redeal; a new deal
+    asked for is a public bid and a hand_thrown_in with reason farmers_hand, the seat and
+    its cards; the deal moves left; the match replays, its deals verify and its log checks.
+    Some seat holds a farmer's hand in about three deals of five: another match is played
+    until one asked (at most 20)."""
+    _user, client = player
+    for _ in range(20):
+        created = create_match(client, REDEAL_SEATS, options=REDEAL_FORM)
+        assert created["options"]["farmers_hand_form"] == "redeal"
+        final = play_asking_for_new_deals(client, created["id"])
+        events = list(Event.objects.filter(match_id=final["id"]).order_by("seq"))
+        asked = [
+            e for e in events if e.type == V.HAND_THROWN_IN and e.payload.get("reason")
+        ]
+        if asked:
+            break
+    thrown = asked[0]
+    assert thrown.payload["reason"] == "farmers_hand"
+    index = events.index(thrown)
+    bid = events[index - 1]
+    assert bid.type == V.BID and bid.seat == thrown.payload["seat"]
+    assert bid.payload == {"action": {"type": "redeal"}}
+    deal = next(e for e in reversed(events[:index]) if e.type == V.HAND_DEALT)
+    dealt = seat_cards(deal.payload["deck"], deal.payload["dealer"], bid.seat)
+    assert sorted(thrown.payload["cards"]) == sorted(dealt)  # its hand as dealt, shown
+    assert sum(c[0] in "9T" for c in dealt if c != "JK") >= 3
+    following = next(e for e in events[index:] if e.type == V.HAND_DEALT)
+    assert following.payload["dealer"] == (deal.payload["dealer"] + 1) % 4
+    assert not any(e.type == V.FARM for e in events)  # no one exchanges in this form
+
+    match = Match.objects.get(pk=final["id"])
+    replayed = eventlog.fold(events)
+    assert replayed.scores == final["scores"] and replayed.options.farm_redeal
+    assert check_events(events).finished
+    assert check_log(export_match_log(match)).hands == match.hands_played
+    replay = client.get(f"/api/v1/matches/{match.pk}/replay").json()
+    assert all(hand["commitment_verified"] for hand in replay["hands"])

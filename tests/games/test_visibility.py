@@ -100,9 +100,18 @@ def check_seat(client, match_id: str, seat: int) -> None:
         {"target_score": 3, "joker": True},
         {"target_score": 3, "joker": True, "joker_upcard": "hearts"},
         {"target_score": 3, "farmers_hand": True},
+        # ...and a farmer's hand always asks for a new deal: its cards are shown to all
+        {"target_score": 3, "farmers_hand": True, "farmers_hand_form": "redeal"},
         {"target_score": 3, "no_ace_no_face_no_trump": True},
     ],
-    ids=["defaults", "joker", "joker_fixed_suit", "farmers_hand", "no_ace_no_face_no_trump"],
+    ids=[
+        "defaults",
+        "joker",
+        "joker_fixed_suit",
+        "farmers_hand",
+        "farmers_hand_redeal",
+        "no_ace_no_face_no_trump",
+    ],
 )
 def test_each_seat_sees_only_its_own_cards_after_every_event_of_a_match(options):
     clients = [make_player(name)[1] for name in ("south", "west", "north", "east")]
