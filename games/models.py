@@ -293,7 +293,8 @@ class EventArchive(AppendOnly):
 class EventChunk(AppendOnly):
     """Some of a match's events while it is played: the hands already over (every event
     before the newest hand_dealt), moved here from their rows soon after each hand ends
-    (games.archive.compact_match), compressed as an archive is. Read through
+    (games.archive.compact_match), compressed as an archive is (with a preset dictionary of
+    the strings events repeat: a hand is too short for zlib to learn them). Read through
     games.eventlog.events_of like the rows they replace; a database trigger refuses to
     change one, lets one go only once its match's EventArchive covers it, and lets an
     Event row go only once a chunk (or the archive) of its match covers its seq. The
@@ -307,7 +308,8 @@ class EventChunk(AppendOnly):
     last_seq = models.PositiveIntegerField()
     # The newest event's global id (the feed's cursors, games.feed).
     last_event_id = models.BigIntegerField()
-    # zlib of the canonical JSON (games.archive.canonical) of seqs first_seq..last_seq.
+    # zlib (archive.CHUNK_DICTIONARY) of the canonical JSON (games.archive.canonical) of seqs
+    # first_seq..last_seq.
     data = models.BinaryField()
     sha256 = models.CharField(max_length=64, help_text="Of the canonical JSON, uncompressed.")
 
