@@ -39,7 +39,17 @@ from games.deal_view import seat_cards
 from games.eventlog import LogError, events_of
 from games.levels import LEVELS
 from games.log_check import check_events
-from games.models import Event, EventArchive, Hand, Hint, Match, MatchReview, Seat, SeatKind
+from games.models import (
+    Event,
+    EventArchive,
+    EventChunk,
+    Hand,
+    Hint,
+    Match,
+    MatchReview,
+    Seat,
+    SeatKind,
+)
 from games.selectors import event_for_seat
 from games.throttling import FailureLimit, client_address, normalized_name
 
@@ -790,7 +800,18 @@ class MatchAdmin(ReadOnlyMixin, admin.ModelAdmin):
         if archive is not None:  # its rows are gone: the hand pages and the check read it
             return f"{archive} events, archived in one row"
         url = admin_url("event_changelist") + f"?match__id__exact={obj.pk}"
-        return format_html('<a href="{}">{} events</a>', url, obj.events.count())
+        rows = obj.events.count()
+        if rows == obj.seq:
+            return format_html('<a href="{}">{} events</a>', url, rows)
+        # The hands over of a match being played are chunks (games.archive.compact_match):
+        # the event list shows the rows, the hand pages and the log check the whole log.
+        return format_html(
+            '{} events: <a href="{}">the newest {} as rows</a>, the hands before in {} chunks',
+            obj.seq,
+            url,
+            rows,
+            EventChunk.objects.filter(match=obj).count(),
+        )
 
     @admin.display(description="log check")
     def log_check(self, obj: Match) -> str:

@@ -16,6 +16,7 @@ import pytest
 import redis
 from celery import current_app
 from django.db import connections
+from django.urls import reverse
 
 from games import archive, eventlog, feed, later
 from games.models import Event, EventArchive, EventChunk, Match
@@ -289,3 +290,16 @@ def test_the_feed_resumes_across_a_chunked_match_with_the_same_items(settings):
 
     assert asyncio.run(feed._backlog(user, cursor)) == before
     assert asyncio.run(feed._backlog(user, None)) == now
+
+
+def test_the_admins_match_page_counts_the_chunked_events_and_checks_the_whole_log(
+    admin_client, finished
+):
+    archive.compact_match(finished.pk)
+    chunks = EventChunk.objects.filter(match=finished).count()
+    page = admin_client.get(reverse("admin:games_match_change", args=[finished.pk]))
+    text = page.content.decode()
+    assert page.status_code == 200
+    assert f"{finished.seq} events: " in text and f"in {chunks} chunks" in text
+    assert f"the newest {rows_of(finished)} as rows" in text
+    assert f"OK: {finished.seq} events" in text  # the log check read the chunk and the rows
