@@ -5,7 +5,8 @@ the table draws the joker (a card face "JK") with no page error; the rules line 
 the three variants. The last hand's summary explains a farmer's exchange: who, three
 cards, and which ones only to the farmer. The variants' own screens (the dealer naming a
 turned-up joker's suit, a farmer's hand) by keyboard, at a phone's size and a desktop's,
-with axe-core."""
+with axe-core. The farmer's hand's redeal form: offered by the form, and at the table
+asking for a new deal."""
 
 import pytest
 
@@ -251,6 +252,89 @@ def test_a_farmers_hand_put_out_with_the_keyboard(server, browser, artifacts):
         errors.check()
     except Exception:
         page.screenshot(path=str(artifacts / "e2e-farm-failure.png"), full_page=True)
+        raise
+    finally:
+        context.close()
+
+
+def test_the_form_offers_a_farmers_hand_that_asks_for_a_new_deal(server, browser, artifacts):
+    """The new match form's farmer's hand has its two forms: exchanging (the usual, sent
+    as nothing) or asking for a new deal (farmers_hand_form "redeal"); the match is made
+    with it and the rules line says so. The form passes axe at both sizes."""
+    context, page, errors = guest_page(browser, f"{server}/play/")
+    try:
+        page.get_by_test_id("new-match-form").wait_for()
+        form = page.get_by_test_id("opt-farmers-hand-form")
+        offered = form.locator("option").evaluate_all("(os) => os.map((o) => o.value)")
+        assert offered == ["exchange", "redeal"], offered
+        assert page.get_by_label("With a farmer's hand, a player may").count() == 1
+        check_screen(page, artifacts, "form-farmers-hand", table=False, shots=False)
+        for seat in ("west", "north", "east"):
+            page.get_by_test_id(f"seat-{seat}").select_option("computer:medium")
+        page.get_by_test_id("opt-target-score").fill("3")
+        page.get_by_test_id("opt-farmers_hand").check()
+        form.select_option("redeal")
+        page.get_by_test_id("create-match").click()
+        page.get_by_test_id("match").wait_for()
+        wait_for_my_move(page)
+        rules = page.get_by_test_id("rules").inner_text()
+        assert "farmer's hand (a new deal)" in rules, rules
+        match_id = page.url.rsplit("/", 1)[-1]
+        options = api_in_page(page, "GET", f"matches/{match_id}")["options"]
+        assert options["farmers_hand"] and options["farmers_hand_form"] == "redeal", options
+        errors.check()
+    except Exception:
+        page.screenshot(path=str(artifacts / "e2e-farm-form-failure.png"), full_page=True)
+        raise
+    finally:
+        context.close()
+
+
+def test_a_farmers_hand_asks_for_a_new_deal_at_the_table(server, browser, artifacts):
+    """Our farmer's hand in the redeal form: the table says we may ask for a new deal or
+    keep the hand, offers the two as buttons (no card to put out), fits a phone and a
+    desktop, passes axe; the button throws the hand in, and the hand's summary says who
+    asked and shows the hand that let it."""
+    context, page, errors = guest_page(browser, f"{server}/play/", viewport=PHONE)
+    try:
+        seats = [{"kind": "me"}] + [{"kind": "computer", "level": "medium"}] * 3
+        options = {"target_score": 3, "farmers_hand": True, "farmers_hand_form": "redeal"}
+        match_id = match_dealing(page, seats, options, "farm", 200)
+        open_match(page, match_id)
+        wait_for_my_move(page)
+        status = page.get_by_test_id("status").inner_text()
+        assert "farmer's hand" in status and "ask for a new deal" in status, status
+        snap = table_snapshot(page)
+        assert [a["type"] for a in snap["actions"]] == ["pass", "redeal"], snap["actions"]
+        assert not any(legal for _card, legal in snap["cards"]), snap["cards"]
+        ask = page.locator("[data-testid=action][data-action=redeal]")
+        assert ask.inner_text() == "Ask for a new deal (a farmer's hand)"
+        keep = page.locator("[data-testid=action][data-action=pass]")
+        assert keep.inner_text() == "Keep my hand (no new deal)"
+        focus_at_the_table(page)
+        check_screen(page, artifacts, "farm-redeal")
+        # (a random player may have asked for a new deal in a hand before ours)
+        number = api_in_page(page, "GET", f"matches/{match_id}")["view"]["hand_number"]
+        ask.click()
+        wait_for_seq_change(page, snap["seq"])
+        log = api_in_page(page, "GET", f"matches/{match_id}/events")["events"]
+        thrown = [
+            e["payload"]
+            for e in log
+            if e["type"] == "hand_thrown_in" and e["payload"]["hand"] == number
+        ]
+        assert thrown[0]["reason"] == "farmers_hand" and thrown[0]["seat"] == 0, thrown
+        # The summary is of the last hand: ours, unless the next was played out without
+        # us (our partner alone: Medium rarely goes alone) before our turn came.
+        wait_for_my_move(page)
+        last = api_in_page(page, "GET", f"matches/{match_id}")["view"]["last_hand"]
+        if last["hand"] == number:
+            summary = page.get_by_test_id("last-hand").inner_text()
+            assert "South asked for a new deal with a farmer's hand" in summary, summary
+            assert "Nobody scores; the next player deals." in summary, summary
+        errors.check()
+    except Exception:
+        page.screenshot(path=str(artifacts / "e2e-farm-redeal-failure.png"), full_page=True)
         raise
     finally:
         context.close()

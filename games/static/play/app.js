@@ -143,7 +143,11 @@ function showLobby(root, _id, { go }) {
     h("option", { value: "dealer_names" }, "the dealer names its suit (usual)"),
     ["clubs", "diamonds", "hearts", "spades"].map((suit) => h("option", { value: suit }, `it counts as ${suit}`)),
   );
-  const farmers = checkbox("farmers_hand", "Farmer's hand: three nines or tens may be exchanged for the cards under the upcard", false);
+  const farmers = checkbox("farmers_hand", "Farmer's hand: a hand of three or more nines and tens may exchange three of them for the cards under the upcard, or ask for a new deal", false);
+  const farmersForm = h("select", { id: "farmers_hand_form", "data-testid": "opt-farmers-hand-form" },
+    h("option", { value: "exchange" }, "exchange with the kitty (usual)"),
+    h("option", { value: "redeal" }, "ask for a new deal"),
+  );
   const nanfnt = checkbox("no_ace_no_face_no_trump", "No ace, no face, no trump: such a hand may call a redeal", false);
   const hints = checkbox("hints_allowed", "Hints allowed", true);
   const loneLead = h("select", { id: "lone_lead", "data-testid": "opt-lone-lead" },
@@ -177,6 +181,7 @@ function showLobby(root, _id, { go }) {
         // the variants only when chosen: the defaults stay out of the request
         ...(joker.input.checked ? { joker: true, joker_upcard: jokerUpcard.value } : {}),
         ...(farmers.input.checked ? { farmers_hand: true } : {}),
+        ...(farmers.input.checked && farmersForm.value !== "exchange" ? { farmers_hand_form: farmersForm.value } : {}),
         ...(nanfnt.input.checked ? { no_ace_no_face_no_trump: true } : {}),
       },
       hints_allowed: hints.input.checked,
@@ -212,7 +217,9 @@ function showLobby(root, _id, { go }) {
           defending.el,
           joker.el,
           h("label", { for: "joker_upcard" }, "When the joker is turned up"), jokerUpcard,
-          farmers.el, nanfnt.el,
+          farmers.el,
+          h("label", { for: "farmers_hand_form" }, "With a farmer's hand, a player may"), farmersForm,
+          nanfnt.el,
           hints.el,
           h("label", { for: "turn_seconds" }, "Turn timer"), turnTimer,
           h("p", { class: "small", id: "turn-timer-note" },

@@ -72,7 +72,9 @@ export function playerName(seatInfo) {
 }
 
 // An action (the API's JSON form) in words, from the point of view of `who`
-// ("You" or a seat's name); `view` gives the upcard and the dealer.
+// ("You" or a seat's name); `hand` (the view's) gives the upcard and whether trump is
+// made: a redeal before it is a farmer's hand asking for a new deal (the option's
+// redeal form), after it no ace, no face, no trump.
 export function describeAction(action, who = "You", hand = null, dealer = null, seat = null) {
   const you = who === "You";
   const alone = action.alone ? (you ? " and go alone" : " and goes alone") : "";
@@ -99,10 +101,16 @@ export function describeAction(action, who = "You", hand = null, dealer = null, 
         ? `${who} ${you ? "put" : "puts"} the ${cardLabel(action.card)} under the upcard (a farmer's hand)`
         : `${who} ${you ? "put" : "puts"} a card face down under the upcard (a farmer's hand)`;
     case "redeal":
+      if (beforeTrump(hand)) return `${who} ${you ? "ask" : "asks"} for a new deal (a farmer's hand)`;
       return `${who} ${you ? "call" : "calls"} a redeal: no ace, no face, no trump`;
     default:
       return `${who}: ${action.type}`;
   }
+}
+
+// Trump is not made yet in this hand (a view's hand, or a replay's with `trump`).
+function beforeTrump(hand) {
+  return Boolean(hand) && "trump" in hand && !hand.trump;
 }
 
 // The label of a bidding button for the person on turn.
@@ -111,6 +119,7 @@ export function actionButtonLabel(action, view) {
   const alone = action.alone ? " and go alone" : "";
   switch (action.type) {
     case "pass":
+      if (view.phase === "farm" && view.legal_actions.some((a) => a.type === "redeal")) return "Keep my hand (no new deal)";
       if (view.phase === "farm") return "Keep my hand (no farmer's exchange)";
       if (view.phase === "redeal") return "Play the hand (no redeal)";
       return view.phase === "defend" ? "Pass (defend together)" : "Pass";
@@ -127,6 +136,7 @@ export function actionButtonLabel(action, view) {
     case "farm":
       return `Put out the ${cardLabel(action.card)}`;
     case "redeal":
+      if (view.phase === "farm") return "Ask for a new deal (a farmer's hand)";
       return "Call a redeal (no ace, no face, no trump)";
     default:
       return describeAction(action);
@@ -148,6 +158,11 @@ export function describeHandResult(result) {
     const shown = (result.cards || []).map(cardLabel).join(" ");
     return `Hand ${result.hand} was thrown in: ${seatName(result.seat)} called a redeal, holding no ace, ` +
       `no face card and no trump (${shown}). Nobody scores; the next player deals.`;
+  }
+  if (result.type === "hand_thrown_in" && result.reason === "farmers_hand") {
+    const shown = (result.cards || []).map(cardLabel).join(" ");
+    return `Hand ${result.hand} was thrown in: ${seatName(result.seat)} asked for a new deal with a ` +
+      `farmer's hand (${shown}). Nobody scores; the next player deals.`;
   }
   if (result.type === "hand_thrown_in") return `Hand ${result.hand} was thrown in: everyone passed twice.`;
   const makers = teamName(result.makers);

@@ -933,7 +933,9 @@ export function showMatch(root, id) {
       const prompts = {
         bid1: dealer ? `Your turn: pass, or pick up the ${upcard}${makes}.` : `Your turn: pass, or order up the ${upcard}${makes}.`,
         name_suit: "The joker was turned up: name its suit before you look at your cards. It counts as that suit for round one.",
-        farm: view.legal_actions.some((a) => a.type === "pass")
+        farm: view.legal_actions.some((a) => a.type === "redeal")
+          ? "You hold a farmer's hand (three or more nines and tens): ask for a new deal (the hand is thrown in and the next player deals), or keep your hand."
+          : view.legal_actions.some((a) => a.type === "pass")
           ? "You hold a farmer's hand (three or more nines and tens): put out three of them, one at a time, for the three cards under the upcard, or keep your hand."
           : "Put out the rest of your three nines and tens.",
         redeal: "You hold no ace, no face card and no trump: call a redeal (the hand is thrown in), or play it.",
@@ -1407,7 +1409,7 @@ export function showMatch(root, id) {
       o.going_alone ? "going alone" : "no going alone",
       o.defending_alone ? "defending alone" : null,
       o.joker ? `joker (best bower; turned up: ${o.joker_upcard && o.joker_upcard !== "dealer_names" ? o.joker_upcard : "the dealer names its suit"})` : null,
-      o.farmers_hand ? "farmer's hand" : null,
+      o.farmers_hand ? (o.farmers_hand_form === "redeal" ? "farmer's hand (a new deal)" : "farmer's hand") : null,
       o.no_ace_no_face_no_trump ? "no ace, no face, no trump redeal" : null,
       o.lone_lead !== "dealer_left" ? `loner lead: ${o.lone_lead.replace("_", " ")}` : null,
       body.hints_allowed ? "hints" : "no hints",

@@ -32,7 +32,8 @@ async function sha256Hex(text) {
 // hand's i-th event.
 // The table variants (options joker, farmers_hand): a joker upcard counts as the suit
 // the dealer named or a fixed one; before the bidding, seats holding three or more nines
-// and tens are asked in turn whether to exchange them (their passes are not bids).
+// and tens are asked in turn whether to exchange them or, in the option's redeal form,
+// to ask for a new deal (their passes are not bids).
 const FIXED_SUITS = { clubs: "C", diamonds: "D", hearts: "H", spades: "S" };
 const lowCards = (cards) => cards.filter((c) => c !== "JK" && "9T".includes(c[0])).length;
 
@@ -77,7 +78,7 @@ export function handSnapshots(handData, scoresBefore, options = {}) {
     let text = "";
     switch (event.type) {
       case "bid":
-        text = describeAction(action, seatName(seat), { upcard: s.upcard }, dealer, seat);
+        text = describeAction(action, seatName(seat), { upcard: s.upcard, trump: s.trump }, dealer, seat);
         if (action.type === "name_suit") {
           s.upcardSuit = action.suit;
           break;
