@@ -127,9 +127,11 @@ def measured(match_id: str) -> float:
 
 def _rows_to_compact(cursor, match_id: str) -> bool:
     """Whether a hand over of the match is still rows (two deals among them)."""
+    from games import events as V  # Django is set up by now
+
     cursor.execute(
-        "SELECT count(*) > 1 FROM games_event WHERE match_id = %s AND type = 'hand_dealt'",
-        [match_id],
+        "SELECT count(*) > 1 FROM games_event WHERE match_id = %s AND type = %s",
+        [match_id, V.HAND_DEALT],
     )
     return cursor.fetchone()[0]
 

@@ -19,6 +19,7 @@ from django.db import connections
 from django.urls import reverse
 
 from games import archive, eventlog, feed, later
+from games import events as V
 from games.models import Event, EventArchive, EventChunk, Match
 from tests.bots.worker_support import use_broker
 from tests.conftest import make_player
@@ -41,7 +42,7 @@ def finished(alice):
 
 def deals(match) -> list[int]:
     """The seqs of a match's (or match id's) deals."""
-    return [e.seq for e in eventlog.events_of(match) if e.type == "hand_dealt"]
+    return [e.seq for e in eventlog.events_of(match) if e.type == V.HAND_DEALT]
 
 
 def test_the_hands_over_move_into_one_chunk_and_every_reader_answers_the_same(
@@ -99,7 +100,7 @@ def test_a_match_being_played_keeps_one_hand_as_rows_and_its_state(db):
     match = Match.objects.get(pk=match_id)
     assert compacted == deals(match)[-1] - 1
     first_row = Event.objects.filter(match=match).order_by("seq").first()
-    assert first_row.type == "hand_dealt" and first_row.seq == deals(match)[-1]
+    assert first_row.type == V.HAND_DEALT and first_row.seq == deals(match)[-1]
     assert EventChunk.objects.filter(match=match).count() == 3  # a chunk a hand over
     eventlog._cache.clear()
     assert eventlog.load(match).state.hand_number == 4

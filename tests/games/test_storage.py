@@ -11,6 +11,7 @@ from django.db import connection
 
 from benchmarks.storage import GOAL_KB, match_bytes
 from games import archive
+from games import events as V
 from games.models import EventChunk, IdempotencyKeys
 from tests.conftest import make_player
 from tests.games.helpers import act, four_player_match, view
@@ -31,8 +32,8 @@ def archive_pending(match_id: str) -> bool:
     """Whether a hand over of the match is still rows (two deals among them)."""
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT count(*) > 1 FROM games_event WHERE match_id = %s AND type = 'hand_dealt'",
-            [match_id],
+            "SELECT count(*) > 1 FROM games_event WHERE match_id = %s AND type = %s",
+            [match_id, V.HAND_DEALT],
         )
         return cursor.fetchone()[0]
 
