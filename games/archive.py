@@ -203,7 +203,7 @@ def archive_match(match_id: Any) -> bool:
         # database lets these go because the archive row above covers them.
         with connection.cursor() as cursor:
             for table in (Event._meta.db_table, EventChunk._meta.db_table):
-                cursor.execute(f"DELETE FROM {table} WHERE match_id = %s", [match_id])
+                cursor.execute(f"DELETE FROM {table} WHERE match_id = %s", [_db_id(match_id)])
         Match.objects.filter(pk=match_id).update(log_archived=True)
     return True
 
@@ -256,12 +256,18 @@ def _compact(match_id: Any) -> int:
     with connection.cursor() as cursor:
         cursor.execute(
             f"DELETE FROM {Event._meta.db_table} WHERE match_id = %s AND seq <= %s",
-            [match_id, take[-1].seq],
+            [_db_id(match_id), take[-1].seq],
         )
         if cursor.rowcount != len(take):  # archived (or compacted) meanwhile: write nothing
             transaction.set_rollback(True)
             return 0
     return len(take)
+
+
+def _db_id(match_id: Any) -> Any:
+    """A match id as the database takes it in plain SQL (SQLite: the UUID's hex)."""
+    field = Match._meta.pk
+    return field.get_db_prep_value(field.to_python(match_id), connection)
 
 
 def _whole(events: list[Event], first: int, last: int) -> bool:

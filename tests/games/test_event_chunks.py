@@ -196,6 +196,48 @@ def test_the_embedded_databases_triggers_keep_the_chunks_promise(tmp_path):
     assert db.execute("SELECT count(*) FROM games_eventchunk").fetchone() == (0,)
 
 
+EMBEDDED_MATCH = """
+from django.core.management import call_command
+from django.contrib.auth import get_user_model
+from django.test import override_settings
+from games import archive, eventlog, services
+from games.models import EventArchive, EventChunk, Match
+call_command("migrate", verbosity=0)
+user = get_user_model().objects.create_user("alice")
+seats = [services.SeatSpec("me")] + [services.SeatSpec("computer", "random")] * 3
+match = services.match_create(user=user, seats=seats, options={"target_score": 5})
+while (now := Match.objects.get(pk=match.pk)).status != "finished":
+    state = eventlog.load(now).state
+    services.action_submit(match_id=match.pk, action=state.legal_actions()[0].to_dict(),
+                           user=user, idempotency_key=f"key-{now.seq}")
+whole = [(e.id, e.seq, e.payload) for e in eventlog.events_of(match)]
+assert archive.compact_match(match.pk) > 0 and EventChunk.objects.count() == 1
+assert [(e.id, e.seq, e.payload) for e in eventlog.events_of(match)] == whole
+with override_settings(EVENT_ARCHIVE_AFTER_MINUTES=0):
+    assert archive.archive_due() == 1
+assert not EventChunk.objects.exists() and EventArchive.objects.count() == 1
+assert [(e.id, e.seq, e.payload) for e in eventlog.events_of(match)] == whole
+print("embedded: OK")
+"""
+
+
+def test_the_embedded_database_chunks_and_archives_a_match_it_played(tmp_path):
+    """SQLite (the embedded default, in-process mode with no timer threads here): a match
+    played with keyed actions, compacted and archived, reads the same."""
+    env = {
+        **os.environ,
+        "DATABASE_URL": f"sqlite:///{tmp_path / 'embedded.sqlite3'}",
+        "CELERY_TASK_ALWAYS_EAGER": "1",
+        "TURN_TIMER_THREADS": "0",
+        "DJANGO_SETTINGS_MODULE": "euchre_service.settings",
+    }
+    script = "import django; django.setup()\n" + EMBEDDED_MATCH
+    done = subprocess.run(
+        [sys.executable, "-c", script], env=env, cwd=ROOT, capture_output=True, text=True
+    )
+    assert done.returncode == 0 and "embedded: OK" in done.stdout, done.stderr[-3000:]
+
+
 # ---------------------------------------------------------------- racing
 
 

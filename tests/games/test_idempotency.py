@@ -286,3 +286,30 @@ def test_a_key_in_use_at_another_match_right_now_is_a_409_retry_then_a_422():
     assert retried.status_code == 200  # nothing was kept at the first: the key acts here
     assert_error(act(client, first, {"type": "pass"}, HTTP_IDEMPOTENCY_KEY=key), 422,
                  "idempotency_key_mismatch")  # fmt: skip
+
+
+@pytest.mark.django_db
+def test_a_response_stored_as_its_summary_before_is_still_replayed_the_same():
+    """A row of the table used before IdempotencyKeys (issue 15: the seq, the seat and the
+    summary's changing fields) answers as it did until it expires."""
+    users, clients = _players()
+    match_id = four_player_match(clients)
+    turn = view(clients[0], match_id)["view"]["turn"]
+    first = act(clients[turn], match_id, {"type": "pass"}, HTTP_IDEMPOTENCY_KEY="new-key")
+    body = first.json()
+    static = ("id", "options", "hints_allowed", "turn_seconds", "created_at", "seq", "you", "view")
+    summary = {k: v for k, v in body.items() if k not in static}
+    changing = ("kind", "username", "level", "away")
+    summary["seats"] = [[seat[k] for k in changing] for seat in body["seats"]]
+    IdempotentResponse.objects.create(
+        user=users[turn], key="old-key", match_id=match_id, status_code=200, seq=body["seq"],
+        seat=turn, summary=summary,
+        request_hash=services.request_fingerprint("match_action", match_id, PASS, None),
+    )  # fmt: skip
+    nxt = view(clients[0], match_id)["view"]["turn"]
+    assert act(clients[nxt], match_id, {"type": "pass"}).status_code == 200  # it moves on
+
+    again = act(clients[turn], match_id, {"type": "pass"}, HTTP_IDEMPOTENCY_KEY="old-key")
+    assert again.status_code == 200 and again.content == first.content
+    other = act(clients[turn], match_id, {"type": "order_up"}, HTTP_IDEMPOTENCY_KEY="old-key")
+    assert_error(other, 422, "idempotency_key_mismatch")
