@@ -351,6 +351,9 @@ def test_a_seat_with_two_nines_and_tens_cannot_ask_for_a_new_deal():
     with pytest.raises(E.RuleError) as err:
         state.apply_action(S, E.CALL_REDEAL)
     assert err.value.code == "wrong_phase" and state.phase == E.BID1 and state.turn == S
+    # While another seat is asked, one with fewer nines and tens cannot ask instead.
+    asked = farm_hand(farmers_hand_form="redeal")  # south asked; west holds one nine
+    assert asked.explain_illegal(W, E.CALL_REDEAL).code == "not_your_turn"
 
 
 def test_with_both_redeal_options_a_farmers_hand_is_asked_before_the_bidding_and_nanfnt_after():
