@@ -5,7 +5,7 @@ classes, Django's URL patterns, settings and model metadata, DRF's fields) that 
 long as it does. The collector's oldest generation walks every one of them at each of
 its passes, and a pass holds the interpreter's lock from every thread serving a request:
 in benchmarks/api.py's gunicorn processes each such pass cost 88 to 103 ms of CPU, a
-stall of up to four requests, and 6 to 16 ms once frozen (docs/operations.md, issue 15's
+stall of up to four requests, and 6 to 16 ms once frozen (docs/measurements/, issue 15's
 seventh pass). `gc.freeze()` moves what exists once the service is loaded into a
 permanent generation the collector never walks, as Python's documentation suggests for
 servers that fork their workers; objects made later are collected as before. The price:
