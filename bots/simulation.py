@@ -34,12 +34,17 @@ from games import events as V
 from .players import PLAYERS
 from .players.hard import Budget, make_hard
 from .players.reference import REFERENCE, reference_player
+from .players.reference_plus import REFERENCE_PLUS, reference_plus_player
 
 Player = Callable[[dict[str, Any], random.Random], dict[str, Any]]
 
 
-# The levels people choose from, and the reference opponent (simulations only).
-SIMULATION_PLAYERS: dict[str, Player] = {**PLAYERS, REFERENCE: reference_player}
+# The levels people choose from, and the reference opponents (simulations only).
+SIMULATION_PLAYERS: dict[str, Player] = {
+    **PLAYERS,
+    REFERENCE: reference_player,
+    REFERENCE_PLUS: reference_plus_player,
+}
 
 
 def resolve(level: str, hard_budget: Budget | None = None) -> Player:

@@ -1,0 +1,316 @@
+"""The second reference opponent: the reference's card play with learned bids.
+
+A yardstick built to a fixed recipe, for simulations only (bots.simulation registers it
+as "reference_plus"; games.levels does not offer it), after the literature's textbook
+player that beats plain determinized search by its bids:
+
+- bids from the fitted double-dummy value of each contract (bots/bidding_model.py,
+  bots/data/bidding.json): a seat orders up, or names its best suit in round two, when
+  the value of its best contract (with the partner or alone) is above the value of
+  passing from its place at the table, a threshold for each (round, position from the
+  dealer) improved by policy iteration against this same bidding
+  (bots/learn_reference_plus.py, bots/data/reference_plus.json); the stuck dealer names
+  its best suit;
+- going alone, and defending alone: sampled solving. `SAMPLES` deals of the hidden
+  cards, each with the contract played both ways (the dealer's discard by the Medium
+  rules) and solved exactly; the choice with the best weighted mean;
+- each card in the play: the reference's search (40 deals, every legal card solved
+  exactly on each, the best total, ties to Medium's card), but with the deals weighed;
+- the deals are weighed by the model's reading of the others' bids: each other seat's
+  bid has the likelihood sigmoid((value - threshold) / TEMPERATURE) of a bid (one minus
+  it for a pass) given the hand the deal gives that seat, and a deal weighs the product
+  (a seat that passed is unlikely to hold a hand the model would have bid with);
+- the dealer's discard and the variants' decisions (a joker upcard's suit, a farmer's
+  hand, a redeal) by the Medium rules. With the joker in the deck the learned model does
+  not apply (it was fitted on 24 cards): the bids are then the Medium rules' and the
+  deals are not weighed.
+"""
+
+import json
+import math
+import random
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from games.engine import (
+    CARD_BY_TEXT,
+    SUIT_BY_LETTER,
+    Seen,
+    action_from_dict,
+    cards_of,
+    read_view,
+    state_from_view,
+    suit_str,
+)
+from games.engine import with_hands as state_with_hands
+
+from .. import bidding_model as M
+from .. import policy as P
+from .. import solver as S
+from ..knowledge import sample_hidden
+from ..rollout import gone_for_playouts
+from .hard import _dealt_hand, _scores_after, candidates
+from .medium import find, seen_rule_action
+
+REFERENCE_PLUS = "reference_plus"  # its name in simulations (not a level people choose)
+SAMPLES = 40
+TEMPERATURE = 0.5  # points: how sharply a bid's likelihood turns around its threshold
+DATA = Path(__file__).resolve().parent.parent / "data" / "reference_plus.json"
+
+
+@lru_cache(maxsize=1)
+def load(path: str = str(DATA)) -> dict:
+    with open(path) as f:
+        return json.load(f)
+
+
+def thresholds() -> dict[str, float]:
+    """The value of passing, per "r{round}:p{position}", of the latest iteration."""
+    return load()["thresholds"]
+
+
+def threshold_key(round_: int, position: int) -> str:
+    return f"r{round_}:p{position}"
+
+
+# ------------------------------------------------------------------ the model's bids
+
+
+def round_one_value(hand: int, upcard: int, position: int, alone_ok: bool) -> float:
+    """The fitted points of ordering the upcard up from `position` (0 the dealer), the
+    better of with the partner and alone."""
+    trump = upcard // 6
+    mine = P.after_pickup(hand, upcard) if position == 0 else hand
+    team = M.predicted_points(mine, trump, 1, position, False, upcard, None)
+    if not alone_ok:
+        return team
+    return max(team, M.predicted_points(mine, trump, 1, position, True, upcard, None))
+
+
+def round_two_values(
+    hand: int, turned_down: int, position: int, alone_ok: bool
+) -> dict[int, float]:
+    """The fitted points of naming each suit but the turned-down one, as above."""
+    values = {}
+    for trump in range(4):
+        if trump == turned_down:
+            continue
+        team = M.predicted_points(hand, trump, 2, position, False, None, turned_down)
+        if alone_ok:
+            team = max(team, M.predicted_points(hand, trump, 2, position, True, None, turned_down))
+        values[trump] = team
+    return values
+
+
+def model_bid(
+    hand: int,
+    round_: int,
+    position: int,
+    upcard: int,
+    turned_down: int | None,
+    stuck: bool,
+    alone_ok: bool,
+    table: dict[str, float],
+) -> int | None:
+    """The model's bid: the trump it makes (the upcard's suit in round one), or None to
+    pass. The stuck dealer always names its best suit."""
+    threshold = table[threshold_key(round_, position)]
+    if round_ == 1:
+        value = round_one_value(hand, upcard, position, alone_ok)
+        return upcard // 6 if value > threshold else None
+    values = round_two_values(hand, turned_down, position, alone_ok)
+    best = max(values, key=values.__getitem__)
+    return best if stuck or values[best] > threshold else None
+
+
+def _sigmoid(x: float) -> float:
+    if x < -40:
+        return 0.0
+    return 1.0 / (1.0 + math.exp(-x))
+
+
+def bid_likelihood(
+    hand: int,
+    bid: dict[str, Any],
+    round_: int,
+    position: int,
+    upcard: int,
+    turned_down: int | None,
+    stuck: bool,
+    alone_ok: bool,
+    table: dict[str, float],
+) -> float:
+    """How likely the model makes `bid` (the view's bid record) with `hand`."""
+    if stuck:
+        return 1.0  # the stuck dealer had to name a suit
+    threshold = table[threshold_key(round_, position)]
+    if round_ == 1:
+        value = round_one_value(hand, upcard, position, alone_ok)
+    else:
+        values = round_two_values(hand, turned_down, position, alone_ok)
+        if bid["type"] == "call":
+            value = values.get(SUIT_BY_LETTER[bid["suit"]], max(values.values()))
+        else:
+            value = max(values.values())
+    p = _sigmoid((value - threshold) / TEMPERATURE)
+    return 1.0 - p if bid["type"] == "pass" else p
+
+
+def model_applies(seen: Seen) -> bool:
+    """The model was fitted on the 24-card deck: not with the joker."""
+    return not seen.options.get("joker", False)
+
+
+def deal_weight(seen: Seen, hands: list[int]) -> float:
+    """The likelihood of the others' bids under the model, given the deal `hands` (the
+    seat's own bids and defend decisions are not read; a seat whose dealt cards the deal
+    does not fix, the dealer that picked up or a farmer, neither)."""
+    if not seen.bids or not model_applies(seen):
+        return 1.0
+    table = thresholds()
+    alone_ok = seen.options.get("going_alone", True)
+    stick = seen.options.get("stick_the_dealer", True)
+    weight = 1.0
+    round_two = 0
+    for bid, phase in zip(seen.bids, seen.bid_phases, strict=True):
+        if phase == "defend":
+            continue
+        s = bid["seat"]
+        order = round_two
+        if phase == "bid2":
+            round_two += 1
+        if s == seen.seat:
+            continue
+        hand = _dealt_hand(seen, hands, s)
+        if hand is None:
+            continue
+        position = (s - seen.dealer) % 4
+        round_ = 1 if phase == "bid1" else 2
+        stuck = round_ == 2 and order == 3 and stick
+        weight *= bid_likelihood(
+            hand, bid, round_, position, seen.upcard, seen.turned_down, stuck, alone_ok, table
+        )
+    return weight
+
+
+# ------------------------------------------------------------------ sampled solving
+
+
+def _weighted_deals(seen: Seen, rng: random.Random, samples: int):
+    """`samples` deals of the hidden cards, each with its weight (uniform when every
+    weight is 0: no deal explains the bids)."""
+    deals = []
+    for _ in range(samples):
+        hands, kitty = sample_hidden(seen, rng)
+        deals.append((hands, kitty, deal_weight(seen, hands)))
+    if not any(w for _, _, w in deals):
+        deals = [(h, k, 1.0) for h, k, _ in deals]
+    return deals
+
+
+def sampled_values(
+    seen: Seen, actions: list[dict[str, Any]], rng: random.Random, samples: int
+) -> list[float]:
+    """The weighted mean, over sampled deals, of each action's points for the seat's side
+    (the rest of the bidding and the discard by the Medium rules, the play solved)."""
+    engine_actions = [action_from_dict(a) for a in actions]
+    seat, team = seen.seat, seen.seat & 1
+    gone, voids = gone_for_playouts(seen), seen.voids
+    totals = [0.0] * len(actions)
+    template = None
+    for hands, kitty, weight in _weighted_deals(seen, rng, samples):
+        if template is None:
+            template = state_from_view(seen, {s: cards_of(hands[s]) for s in range(4)}, kitty)
+            base = template
+        else:
+            base = state_with_hands(template, hands, kitty)
+        before = base.scores
+        for i, action in enumerate(engine_actions):
+            state = base.clone()
+            state.apply_action(seat, action)
+            after, _ = _scores_after(state, before, gone, voids)
+            gained = (after[team] - before[team]) - (after[1 - team] - before[1 - team])
+            totals[i] += weight * gained
+    return totals
+
+
+def _best(actions: list[dict[str, Any]], totals: list[float], prefer: dict[str, Any]):
+    best = max(totals)
+    tied = [a for a, t in zip(actions, totals, strict=True) if t >= best - 1e-9]
+    return prefer if prefer in tied else tied[0]
+
+
+def _bid(seen: Seen, rng: random.Random, samples: int) -> dict[str, Any]:
+    """Round one or two: the model's bid, alone or not by sampled solving."""
+    legal = seen.legal
+    position = (seen.seat - seen.dealer) % 4
+    alone_ok = any(a.get("alone") for a in legal)
+    if seen.phase == "bid1":
+        trump = model_bid(
+            seen.hand, 1, position, seen.upcard, None, False, alone_ok, thresholds()
+        )
+        wanted = {"type": "order_up"}
+    else:
+        stuck = find(legal, type="pass") is None
+        trump = model_bid(
+            seen.hand, 2, position, seen.upcard, seen.turned_down, stuck, alone_ok, thresholds()
+        )
+        wanted = {"type": "call", "suit": suit_str(trump)} if trump is not None else {}
+    if trump is None:
+        return find(legal, type="pass") or legal[0]
+    options = [a for a in legal if all(a.get(k) == v for k, v in wanted.items())]
+    if len(options) == 1:
+        return options[0]
+    totals = sampled_values(seen, options, rng, samples)
+    return _best(options, totals, prefer=find(options, alone=False) or options[0])
+
+
+def _play(seen: Seen, rng: random.Random, samples: int) -> dict[str, Any]:
+    """The reference's card search with the deals weighed."""
+    rule = seen_rule_action(seen)
+    actions = candidates(seen)  # equivalent cards once
+    if len(actions) == 1:
+        return actions[0]
+    engine_actions = [action_from_dict(a) for a in actions]
+    seat, team = seen.seat, seen.seat & 1
+    totals = [0.0] * len(actions)
+    template = None
+    for hands, kitty, weight in _weighted_deals(seen, rng, samples):
+        if template is None:
+            template = state_from_view(
+                seen, {s: cards_of(hands[s]) for s in range(4) if s != seat}, kitty
+            )
+            base = template
+        else:
+            base = state_with_hands(template, hands, kitty)
+        sign = 1 if base.maker % 2 == team else -1
+        solver = S.solver_for(base)
+        for i, action in enumerate(engine_actions):
+            state = base.clone()
+            state.apply_action(seat, action)
+            totals[i] += weight * sign * S.solve_points(state, solver)
+    rule_card = CARD_BY_TEXT.get(rule.get("card", ""), None)
+    best = max(totals)
+    tied = [a for a, t in zip(actions, totals, strict=True) if t >= best - 1e-9]
+    for a in tied:
+        if CARD_BY_TEXT[a["card"]] == rule_card:
+            return a
+    return tied[0]
+
+
+def reference_plus_player(
+    view: dict[str, Any], rng: random.Random, samples: int = SAMPLES
+) -> dict[str, Any]:
+    legal = view["legal_actions"]
+    if len(legal) == 1:
+        return legal[0]
+    seen = read_view(view)
+    if seen.phase == "play":
+        return _play(seen, rng, samples)
+    if seen.phase in ("bid1", "bid2") and model_applies(seen):
+        return _bid(seen, rng, samples)
+    if seen.phase == "defend":
+        totals = sampled_values(seen, list(legal), rng, samples)
+        return _best(list(legal), totals, prefer=find(legal, type="pass") or legal[0])
+    return seen_rule_action(seen)
