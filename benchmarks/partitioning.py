@@ -181,7 +181,8 @@ def trigger_refuses(url: str) -> str:
 
     with psycopg.connect(url) as conn:
         try:
-            conn.execute("UPDATE games_event SET type = type WHERE seq = 1")
+            # The newest row: a match's hands over have moved into chunks (seq 1 among them).
+            conn.execute(f"UPDATE games_event SET type = type WHERE id = ({NEWEST_EVENT})")
         except psycopg.errors.RaiseException as exc:
             return f"UPDATE refused ({str(exc).splitlines()[0]})"
     raise SystemExit("the append-only trigger let an UPDATE through")
