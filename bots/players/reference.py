@@ -18,9 +18,17 @@ agent's 0.77).
 """
 
 import random
+from collections.abc import Iterable
 from typing import Any
 
-from games.engine import CARD_BY_TEXT, action_from_dict, cards_of, read_view, state_from_view
+from games.engine import (
+    CARD_BY_TEXT,
+    Seen,
+    action_from_dict,
+    cards_of,
+    read_view,
+    state_from_view,
+)
 from games.engine import with_hands as state_with_hands
 
 from .. import solver as S
@@ -39,9 +47,18 @@ def reference_player(
     if len(legal) == 1:
         return legal[0]
     seen = read_view(view)
-    rule = seen_rule_action(seen)
     if seen.phase != "play":
-        return rule
+        return seen_rule_action(seen)
+    return card_search(seen, ((*sample_hidden(seen, rng), 1) for _ in range(samples)))
+
+
+def card_search(
+    seen: Seen, deals: Iterable[tuple[list[int], list[int], float]]
+) -> dict[str, Any]:
+    """The card whose weighted total of solved points over `deals` (the hidden hands, the
+    kitty, the deal's weight; drawn as the search goes) is the best, ties to the card the
+    Medium rules would play: the card play of both reference opponents."""
+    rule = seen_rule_action(seen)
     actions = candidates(seen)  # equivalent cards once
     if len(actions) == 1:
         return actions[0]
@@ -50,8 +67,7 @@ def reference_player(
     team = seat & 1
     totals = [0] * len(actions)
     template = None
-    for _ in range(samples):
-        hands, kitty = sample_hidden(seen, rng)
+    for hands, kitty, weight in deals:
         if template is None:
             template = state_from_view(
                 seen, {s: cards_of(hands[s]) for s in range(4) if s != seat}, kitty
@@ -64,10 +80,10 @@ def reference_player(
         for i, action in enumerate(engine_actions):
             state = base.clone()
             state.apply_action(seat, action)
-            totals[i] += sign * S.solve_points(state, solver)
+            totals[i] += weight * sign * S.solve_points(state, solver)
     rule_card = CARD_BY_TEXT.get(rule.get("card", ""), None)
     best = max(totals)
-    tied = [a for a, t in zip(actions, totals, strict=True) if t == best]
+    tied = [a for a, t in zip(actions, totals, strict=True) if t >= best - 1e-9]
     for a in tied:
         if CARD_BY_TEXT[a["card"]] == rule_card:
             return a

@@ -34,7 +34,6 @@ from pathlib import Path
 from typing import Any
 
 from games.engine import (
-    CARD_BY_TEXT,
     SUIT_BY_LETTER,
     Seen,
     action_from_dict,
@@ -47,11 +46,11 @@ from games.engine import with_hands as state_with_hands
 
 from .. import bidding_model as M
 from .. import policy as P
-from .. import solver as S
 from ..knowledge import sample_hidden
 from ..rollout import gone_for_playouts
-from .hard import _dealt_hand, _scores_after, candidates
+from .hard import _dealt_hand, _scores_after
 from .medium import find, seen_rule_action
+from .reference import card_search
 
 REFERENCE_PLUS = "reference_plus"  # its name in simulations (not a level people choose)
 SAMPLES = 40
@@ -268,35 +267,7 @@ def _bid(seen: Seen, rng: random.Random, samples: int) -> dict[str, Any]:
 
 def _play(seen: Seen, rng: random.Random, samples: int) -> dict[str, Any]:
     """The reference's card search with the deals weighed."""
-    rule = seen_rule_action(seen)
-    actions = candidates(seen)  # equivalent cards once
-    if len(actions) == 1:
-        return actions[0]
-    engine_actions = [action_from_dict(a) for a in actions]
-    seat, team = seen.seat, seen.seat & 1
-    totals = [0.0] * len(actions)
-    template = None
-    for hands, kitty, weight in _weighted_deals(seen, rng, samples):
-        if template is None:
-            template = state_from_view(
-                seen, {s: cards_of(hands[s]) for s in range(4) if s != seat}, kitty
-            )
-            base = template
-        else:
-            base = state_with_hands(template, hands, kitty)
-        sign = 1 if base.maker % 2 == team else -1
-        solver = S.solver_for(base)
-        for i, action in enumerate(engine_actions):
-            state = base.clone()
-            state.apply_action(seat, action)
-            totals[i] += weight * sign * S.solve_points(state, solver)
-    rule_card = CARD_BY_TEXT.get(rule.get("card", ""), None)
-    best = max(totals)
-    tied = [a for a, t in zip(actions, totals, strict=True) if t >= best - 1e-9]
-    for a in tied:
-        if CARD_BY_TEXT[a["card"]] == rule_card:
-            return a
-    return tied[0]
+    return card_search(seen, _weighted_deals(seen, rng, samples))
 
 
 def reference_plus_player(
