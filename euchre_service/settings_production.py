@@ -15,6 +15,7 @@ message naming it. See docs/operations.md for every variable.
 """
 
 import os
+import sys
 
 from django.core.exceptions import ImproperlyConfigured
 
@@ -26,10 +27,30 @@ _DEV_KEY = "dev-only-insecure-key-do-not-use-in-production"
 _KEY_HINT = "python -c 'import secrets; print(secrets.token_urlsafe(50))'"
 
 
+class SettingRefused(ImproperlyConfigured):
+    """A required variable missing or unfit: the process stops, saying which in one line."""
+
+
+def _refusal_in_one_line(kind, value, traceback, _before=sys.excepthook):
+    """A refusal that no one caught (manage.py, a worker starting) is printed as its one
+    line, not as the traceback through Django's lazy settings that led to it: the message
+    names the variable and how to set it, the rest says nothing to the operator. (Django
+    imports this module again at each access to a setting after a failed import: the
+    refusal is known by its class's name, not by one import's class object.)"""
+    if isinstance(value, ImproperlyConfigured) and type(value).__name__ == "SettingRefused":
+        sys.stderr.write(f"ImproperlyConfigured: {value}\n")
+    else:
+        _before(kind, value, traceback)
+
+
+if sys.excepthook.__name__ != _refusal_in_one_line.__name__:  # Django may import this twice
+    sys.excepthook = _refusal_in_one_line
+
+
 def _required(name: str, hint: str = "") -> str:
     value = os.environ.get(name, "").strip()
     if not value:
-        raise ImproperlyConfigured(
+        raise SettingRefused(
             f"{name} must be set in the environment for {_MODULE}" + (f" ({hint})" if hint else "")
         )
     return value
@@ -42,7 +63,7 @@ if (
     or len(SECRET_KEY) < 50
     or len(set(SECRET_KEY)) < 5
 ):
-    raise ImproperlyConfigured(
+    raise SettingRefused(
         f"SECRET_KEY is too weak for {_MODULE}: use 50 or more random characters "
         f"(make one with {_KEY_HINT})"
     )
@@ -70,7 +91,7 @@ REDIS_URL = os.environ.get("REDIS_URL", "").strip()
 if not REDIS_URL and CELERY_BROKER_URL.startswith(("redis://", "rediss://")):
     REDIS_URL = CELERY_BROKER_URL
 if not REDIS_URL:
-    raise ImproperlyConfigured(
+    raise SettingRefused(
         f"REDIS_URL must be set for {_MODULE} when the broker is not Redis: "
         "the throttles need a cache shared by every API process"
     )

@@ -115,6 +115,17 @@ def test_a_missing_secret_key_refuses_to_start_with_a_clear_message(value):
     assert "secrets.token_urlsafe" in last_line  # says how to make one
 
 
+@pytest.mark.parametrize("missing", ["SECRET_KEY", "DATABASE_URL"])
+def test_check_deploy_without_a_required_variable_says_so_in_one_line(missing):
+    """What an operator runs first (README, "Check a configuration"): one line naming the
+    variable, not a traceback through Django's lazy settings."""
+    done = run(["manage.py", "check", "--deploy"], production_env(**{missing: None}))
+    assert done.returncode == 1
+    (line,) = done.stderr.strip().splitlines()
+    assert line.startswith(f"ImproperlyConfigured: {missing} must be set in the environment")
+    assert done.stdout == ""
+
+
 @pytest.mark.parametrize(
     "key",
     [
