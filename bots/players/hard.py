@@ -50,6 +50,7 @@ from games.engine import (
     with_hands,
 )
 
+from .. import bid_policy as BP
 from .. import bidding_model as learned
 from .. import play_bias
 from .. import policy as P
@@ -93,6 +94,13 @@ class Budget:
     # plus what bots/play_bias.py fitted the table to give over them (the solver's first
     # lead is never a guess). Bids only; a card's candidates share one contract.
     play_bias: bool = False
+    # Bids by the policy learned by self-play (bots/bid_policy.py, bots/learn_bids.py)
+    # instead of the Medium rules, where it applies (the standard bidding): Hard's own
+    # default bid, every later bid of the search's deals, and the reading of the others'
+    # bids (a deal kept with odds learned_floor + (1 - learned_floor) * the policy's
+    # chance of each bid given the cards the deal gives that seat).
+    learned_bids: bool = False
+    learned_floor: float = 0.1
 
 
 DEFAULT_BUDGET = Budget()
@@ -123,6 +131,52 @@ def _dealt_hand(seen: Seen, hands: list[int], s: int) -> int | None:
     if s == seen.farmer:
         return None  # it exchanged a farmer's hand: which cards, only it saw
     return dealt
+
+
+def _uses_learned_bids(seen: Seen, budget: Budget) -> bool:
+    return budget.learned_bids and BP.applies(seen.options)
+
+
+def learned_bid_odds(seen: Seen, hands: list[int], floor: float) -> float:
+    """The odds of keeping a deal by the learned policy's reading of the others' bids:
+    the product, over each other seat's bid in round one or two whose dealt cards the deal
+    fixes, of floor + (1 - floor) * the policy's chance of that bid with those cards."""
+    odds = 1.0
+    round_two = 0
+    for bid, phase in zip(seen.bids, seen.bid_phases, strict=True):
+        if phase == "defend":
+            continue
+        s = bid["seat"]
+        order = round_two
+        if phase == "bid2":
+            round_two += 1
+        if s == seen.seat:
+            continue
+        hand = _dealt_hand(seen, hands, s)
+        if hand is None:
+            continue
+        round_ = 1 if phase == "bid1" else 2
+        position = (s - seen.dealer) % 4
+        p = BP.likelihood(
+            hand,
+            bid,
+            round_,
+            position,
+            seen.upcard,
+            seen.turned_down if round_ == 2 else None,
+            round_ == 2 and order == 3,
+        )
+        odds *= floor + (1.0 - floor) * p
+    return odds
+
+
+def learned_rule_bid(seen: Seen) -> dict[str, Any]:
+    """The learned policy's likeliest bid for the seat, as a legal action dict."""
+    round_ = 1 if seen.phase == "bid1" else 2
+    position = (seen.seat - seen.dealer) % 4
+    stuck = round_ == 2 and not any(a["type"] == "pass" for a in seen.legal)
+    down = seen.turned_down if round_ == 2 else None
+    return BP.best_action(seen.hand, round_, position, seen.upcard, down, stuck).to_dict()
 
 
 def bid_misses(seen: Seen, hands: list[int]) -> list[int]:
@@ -222,13 +276,17 @@ def _sample(seen: Seen, rng: random.Random, budget: Budget) -> tuple[list[int], 
     play of the others that it does not explain; after `tries` deals, the likeliest."""
     best = None
     best_odds = -1.0
-    read_bids = bool(seen.bids) and budget.belief < 1.0
+    learned = _uses_learned_bids(seen, budget)
+    read_bids = bool(seen.bids) and (budget.belief < 1.0 or learned)
     read_plays = bool(seen.played) and budget.play_belief < 1.0
     for _ in range(budget.tries):
         hands, kitty = sample_hidden(seen, rng)
         if not read_bids and not read_plays:
             return hands, kitty
-        odds = _bid_odds(seen, hands, budget) if read_bids else 1.0
+        if read_bids and learned:
+            odds = learned_bid_odds(seen, hands, budget.learned_floor)
+        else:
+            odds = _bid_odds(seen, hands, budget) if read_bids else 1.0
         if read_plays:
             odds *= budget.play_belief ** unexplained_plays(seen, hands)
         if odds >= 1.0 or rng.random() < odds:
@@ -253,7 +311,10 @@ def _bid_odds(seen: Seen, hands: list[int], budget: Budget) -> float:
 def search(view: dict[str, Any], rng: random.Random, budget: Budget = DEFAULT_BUDGET) -> Search:
     seen = read_view(view)  # the view is read once: the rules, the deals, the engine state
     rule = seen_rule_action(seen)
-    if budget.learned_alone and rule.get("type") in ("order_up", "call"):
+    learned_bids = _uses_learned_bids(seen, budget)
+    if learned_bids and seen.phase in ("bid1", "bid2"):
+        rule = learned_rule_bid(seen)
+    elif budget.learned_alone and rule.get("type") in ("order_up", "call"):
         rule = _learned_alone(seen, rule)
     actions = candidates(seen)
     if rule not in actions:
@@ -296,7 +357,9 @@ def search(view: dict[str, Any], rng: random.Random, budget: Budget = DEFAULT_BU
             state.apply_action(seat, action)
             gained = 0.0  # points for our side beyond `after`'s, from play_bias
             if use_solver:
-                after, gained = _scores_after(state, before, gone, voids, unbias, team)
+                after, gained = _scores_after(
+                    state, before, gone, voids, unbias, team, learned_bids
+                )
             else:
                 play_out(state, gone, voids)
                 after = state.scores
@@ -369,14 +432,24 @@ def _learned_alone(seen: Seen, rule: dict[str, Any]) -> dict[str, Any]:
 
 
 def _scores_after(
-    state, before: list[int], gone: int, voids: list[int], unbias: bool = False, team: int = 0
+    state,
+    before: list[int],
+    gone: int,
+    voids: list[int],
+    unbias: bool = False,
+    team: int = 0,
+    learned_bids: bool = False,
 ) -> tuple[list[int], float]:
     """The scores at the end of the hand of `state` (changed in place): the bidding
     left, if any, and the variants' steps before the play (a suit named, a farmer's
-    exchange, a redeal asked) by the Medium rules, then the play solved double-dummy;
+    exchange, a redeal asked) by the Medium rules (the bids by the learned policy, with
+    `learned_bids`), then the play solved double-dummy;
     and, with `unbias`, the points bots/play_bias.py adds to the solved contract for
     `team`'s side."""
     while state.phase not in ("play", "deal", "finished"):
+        if learned_bids and state.phase in ("bid1", "bid2"):
+            state.apply_action(state.turn, BP.state_action(state))
+            continue
         state.apply_action(state.turn, policy_action(state, gone, voids, P.MEDIUM))
     after = list(before)
     if state.phase == "play":

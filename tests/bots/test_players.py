@@ -102,6 +102,7 @@ def test_a_player_cannot_see_other_hands(level):
         Budget(samples=6, playouts=30, belief=0.05, belief_partner=0.25),
         Budget(samples=6, playouts=30, maker_bonus=0.3, alone_bonus=0.5),
         Budget(samples=6, playouts=30, play_bias=True),  # contracts valued as in play
+        Budget(samples=6, playouts=30, learned_bids=True),  # bids and reading learned
     ],
     ids=[
         "playouts",
@@ -110,6 +111,7 @@ def test_a_player_cannot_see_other_hands(level):
         "partner_read_apart",
         "bid_bonuses",
         "play_bias",
+        "learned_bids",
     ],
 )
 def test_every_kind_of_hard_search_cannot_see_other_hands(budget):
