@@ -410,12 +410,16 @@ class Stack:
 
     # ------------------------------------------------------------ processes
 
-    def _start(self, name: str, argv: list[str], preexec_fn=None) -> subprocess.Popen:
+    def _start(
+        self, name: str, argv: list[str], preexec_fn=None, env: dict[str, str] | None = None
+    ) -> subprocess.Popen:
+        """`argv` in its own process group, its output to <log_dir>/<name>.log, with the
+        Stack's environment (`env`: with these values over it)."""
         log = open(self.log_dir / f"{name}.log", "wb")  # noqa: SIM115 - closed with the process
         proc = subprocess.Popen(
             argv,
             cwd=ROOT,
-            env=self.env(),
+            env={**self.env(), **(env or {})},
             stdin=subprocess.DEVNULL,
             stdout=log,
             stderr=subprocess.STDOUT,
@@ -632,9 +636,14 @@ class PrivatePostgres:
     tests that stop and start it, and for figures of a server's own (its WAL, say) that
     the shared server mixes with everyone else's."""
 
-    def __init__(self) -> None:
+    def __init__(self, directory: Path | None = None) -> None:
+        """In `directory` (made; by default a new temporary one): data/ and server.log."""
         self.port = spare_port()
-        self.dir = Path(tempfile.mkdtemp(prefix="euchre-pg-"))
+        if directory is None:
+            self.dir = Path(tempfile.mkdtemp(prefix="euchre-pg-"))
+        else:
+            self.dir = Path(directory)
+            self.dir.mkdir(parents=True, exist_ok=True)
         self.data = self.dir / "data"
         self.url = f"postgres://postgres@127.0.0.1:{self.port}/postgres"
         if os.geteuid() == 0:
@@ -644,7 +653,7 @@ class PrivatePostgres:
         command = [*args]
         if os.geteuid() == 0:
             command = ["runuser", "-u", "postgres", "--", *command]
-        done = subprocess.run(command, capture_output=True, text=True, timeout=120)
+        done = subprocess.run(command, capture_output=True, text=True, timeout=300)
         if done.returncode != 0:
             raise AssertionError(f"{args[0]} failed:\n{done.stdout}\n{done.stderr}\n{self.log()}")
 
@@ -657,8 +666,11 @@ class PrivatePostgres:
                   "--auth=trust", "-E", "UTF8", "--no-sync")  # fmt: skip
         return self
 
-    def start(self) -> None:
+    def start(self, **settings: str) -> None:
+        """pg_ctl start, waiting until it accepts connections (a standby: until it is
+        consistent); `settings`: more -c name=value for the server."""
         options = f"-p {self.port} -k {self.dir} -c listen_addresses=127.0.0.1 -c fsync=off"
+        options += "".join(f" -c {name}={value}" for name, value in settings.items())
         self._run(_postgres_binary("pg_ctl"), "-D", str(self.data), "-l",
                   str(self.dir / "server.log"), "-w", "-o", options, "start")  # fmt: skip
 
@@ -682,3 +694,57 @@ class PrivatePostgres:
         if (self.data / "postmaster.pid").exists():
             self.stop()
         shutil.rmtree(self.dir, ignore_errors=True)
+
+
+class RedisServer:
+    """A real Redis server of its own on a spare port, in `directory` (its log there),
+    that a test or the cluster stops and starts again (the shared Redis on 6379 is never
+    touched)."""
+
+    def __init__(self, directory: Path) -> None:
+        self.port = spare_port()
+        self.directory = Path(directory)
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.proc: subprocess.Popen | None = None
+
+    def start(self, timeout: float = 60) -> "RedisServer":  # generous: a busy machine
+        import redis
+
+        log = open(self.directory / f"redis-{self.port}.log", "ab")  # noqa: SIM115
+        self.proc = subprocess.Popen(
+            ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1",
+             "--save", "", "--appendonly", "no", "--dir", str(self.directory)],
+            stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+        )  # fmt: skip
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                if self.client().ping():
+                    return self
+            except redis.ConnectionError:
+                pass
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                self.stop()
+                raise AssertionError(f"redis-server did not answer ({self.proc.returncode})")
+            time.sleep(0.05)
+
+    def stop(self) -> None:
+        """Kills the server (as a crash would) and waits until its port refuses."""
+        if self.proc is not None and self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGKILL)  # a stopped process dies too
+            self.proc.wait(10)
+        with socket.socket() as s:
+            assert s.connect_ex(("127.0.0.1", self.port)) != 0, "the port still answers"
+
+    def pause(self) -> None:
+        """Freezes the server (SIGSTOP): connections open, nothing answers, as when it
+        hangs or the network drops packets."""
+        os.killpg(self.proc.pid, signal.SIGSTOP)
+
+    def resume(self) -> None:
+        os.killpg(self.proc.pid, signal.SIGCONT)
+
+    def client(self):
+        import redis
+
+        return redis.Redis(port=self.port, socket_connect_timeout=1, socket_timeout=1)

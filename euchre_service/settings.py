@@ -10,6 +10,7 @@ import os
 import warnings
 from datetime import timedelta
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 import dj_database_url
 
@@ -95,13 +96,40 @@ TEMPLATES = [
 ]
 
 
+def _several_hosts(url: str) -> tuple[str, list[tuple[str, str]]]:
+    """libpq's several hosts in one URL (postgres://user@h1:5432,h2:5433/db): the URL with
+    its first host alone (dj_database_url parses one host and refuses the list), and
+    every (host, port) in order, a port "" where none is given; no list: [] ."""
+    parts = urlsplit(url)
+    userinfo, at, hostlist = parts.netloc.rpartition("@")
+    if "," not in hostlist:
+        return url, []
+    hosts = []
+    for item in hostlist.split(","):
+        if item.startswith("["):  # [::1]:5432
+            host, _, port = item[1:].partition("]")
+            hosts.append((host, port.removeprefix(":")))
+        else:
+            host, _, port = item.partition(":")
+            hosts.append((host, port))
+    first = hostlist.split(",")[0]
+    return urlunsplit(parts._replace(netloc=f"{userinfo}{at}{first}")), hosts
+
+
 def database_from_env(url: str, conn_max_age: int) -> dict:
     """One DATABASES entry. A persistent connection is checked before a request reuses
     it, so the process recovers by itself after the database restarts; and connecting
     gives up after DATABASE_CONNECT_TIMEOUT seconds (psycopg's own default is 130 s,
     libpq's minimum 2), so a database that is away makes a quick 503, not a hung
-    request (games.api_errors)."""
+    request (games.api_errors). Several hosts (h1:5432,h2:5432) with
+    ?target_session_attrs=read-write reach whichever is the primary now: after a
+    failover the service connects to the promoted standby with no change here
+    (docs/operations.md, "Several nodes")."""
+    url, hosts = _several_hosts(url)
     database = dj_database_url.parse(url, conn_max_age=conn_max_age, conn_health_checks=True)
+    if hosts:  # libpq takes comma-separated lists: host=h1,h2 port=5432,5433
+        database["HOST"] = ",".join(host for host, _port in hosts)
+        database["PORT"] = ",".join(port for _host, port in hosts)
     if database["ENGINE"] == "django.db.backends.postgresql":
         database.setdefault("OPTIONS", {}).setdefault(
             "connect_timeout", int(os.environ.get("DATABASE_CONNECT_TIMEOUT", "2"))

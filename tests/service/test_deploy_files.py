@@ -415,7 +415,7 @@ def test_the_proxy_sends_streams_to_the_asgi_server_and_the_rest_to_gunicorn():
     assert "proxy_pass http://euchre_api;" in rest
     found = services()
     for upstream, service in (("euchre_api", "api"), ("euchre_stream", "stream")):
-        server = re.search(rf"upstream {upstream} \{{\s*server (\S+):(\d+);", conf)
+        server = re.search(rf"upstream {upstream} \{{[^}}]*?\n\s*server (\S+):(\d+)[ ;]", conf)
         assert server and server.group(1) == service
         assert server.group(2) in found[service]["expose"]
     assert "./deploy/nginx.conf:/etc/nginx/conf.d/default.conf:ro" in found["proxy"]["volumes"]
