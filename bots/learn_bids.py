@@ -247,6 +247,21 @@ def evaluate(policy: dict, deals: int = 2000, seed: int = 7) -> dict:
     }
 
 
+def policy_change(before: dict, after: dict) -> dict:
+    """How much a chunk moved the average strategy: the information sets whose likeliest
+    action changed, and the largest change of any action's probability."""
+    changed, largest = 0, 0.0
+    for key, probs in after.items():
+        old = before.get(key)
+        if old is None:
+            continue
+        changed += max(range(len(probs)), key=probs.__getitem__) != max(
+            range(len(old)), key=old.__getitem__
+        )
+        largest = max(largest, *(abs(a - b) for a, b in zip(probs, old, strict=True)))
+    return {"likeliest_changed": changed, "largest_probability_change": round(largest, 4)}
+
+
 # ---------------------------------------------------------------- the state file
 
 
@@ -277,9 +292,11 @@ def main() -> None:
     start = time.perf_counter()
     path = Path(args.path)
     state = new_state() if args.new or not path.exists() else B.read_state(path)
+    before = B.strategy_from(state)
     state = run_chunk(state, args.chunk, args.seed)
     seconds = time.perf_counter() - start
-    figures = evaluate(B.strategy_from(state), args.eval_deals)
+    after = B.strategy_from(state)
+    figures = evaluate(after, args.eval_deals)
     chunks = state.setdefault("chunks", [])
     chunks.append(
         {
@@ -287,6 +304,7 @@ def main() -> None:
             "deals_this_chunk": args.chunk,
             "seconds": round(seconds),
             "information_sets": len(state["regret"]),
+            "policy_change": policy_change(before, after),
             "against_reference_plus_bids": figures,
         }
     )
