@@ -3,7 +3,8 @@
 // against sha256("<salt>:<deck>") of the revealed deck (checked by the server, and again
 // here in the browser when it offers crypto.subtle). With the match's review (GET
 // .../review, worked out after the match): each person's accuracy, and the mistakes shown
-// on the step where they happened.
+// on the step where they happened. It opens on the table, step by step; each hand's proof
+// (the commitment, salt and deck) is one click away, its verdict always in view.
 import { api } from "./api.js";
 import {
   SUITS,
@@ -21,6 +22,14 @@ import {
 import { cardFace, h, replace } from "./ui.js";
 
 const POSITIONS = ["bottom", "left", "top", "right"];
+
+// The replay's own styles (review.css, beside this module): linked once, when first shown.
+function linkStyles() {
+  const href = new URL("./review.css", import.meta.url).href;
+  if (!document.querySelector(`link[rel=stylesheet][href="${href}"]`)) {
+    document.head.append(h("link", { rel: "stylesheet", href }));
+  }
+}
 
 async function sha256Hex(text) {
   if (!(window.crypto && crypto.subtle)) return null;
@@ -190,10 +199,12 @@ export function showReplay(root, id) {
   const el = {
     title: h("h1", {}, "Replay"),
     summary: h("p", { "data-testid": "replay-summary" }),
+    seats: h("p", { class: "small", "data-testid": "replay-seats" }),
     handSelect: h("select", { id: "replay-hand", "data-testid": "replay-hand", "aria-label": "Hand" }),
     prevHand: h("button", { type: "button", class: "secondary", "data-testid": "replay-prev-hand" }, "◀ Previous hand"),
     nextHand: h("button", { type: "button", class: "secondary", "data-testid": "replay-next-hand" }, "Next hand ▶"),
-    fairness: h("div", { class: "fairness", "data-testid": "fairness-panel" }),
+    // The hand's proof: its verdict in the summary, the hashes one click away.
+    fairness: h("details", { class: "fairness", "data-testid": "fairness-panel" }),
     deal: h("div", { class: "deal", "data-testid": "replay-deal" }),
     first: h("button", { type: "button", class: "secondary", "data-testid": "replay-first" }, "« Start"),
     prev: h("button", { type: "button", class: "secondary", "data-testid": "replay-prev" }, "◀ Back"),
@@ -233,25 +244,27 @@ export function showReplay(root, id) {
       el.title,
       el.summary,
       h("div", { class: "row" }, h("label", { for: "replay-hand" }, "Hand"), el.handSelect, el.prevHand, el.nextHand),
+      el.fairness,
     ),
     h("div", { class: "board" },
       h("div", { class: "play-area" },
-        el.fairness,
-        h("h2", {}, "The deal"),
-        el.deal,
         h("h2", {}, "Step by step"),
         h("div", { class: "row controls" }, el.first, el.prev, el.next, el.nextCard, el.last),
         el.stepText,
         el.mistake,
         el.table,
+        h("h2", {}, "The deal"),
+        el.deal,
       ),
       h("div", { class: "side" },
         el.info,
+        h("section", { class: "info" }, h("h2", {}, "Players"), el.seats),
         el.review,
         h("section", { class: "info" }, h("h2", {}, "Fairness of every deal"), el.allChecks),
       ),
     ),
   );
+  linkStyles();
   replace(root, h("p", { class: "loading" }, "Loading the replay…"));
 
   api("GET", `matches/${id}/replay`)
@@ -266,8 +279,8 @@ export function showReplay(root, id) {
       }
       replace(root, screen);
       el.title.textContent = `Replay: ${teamName(data.winner_team)} won ${Math.max(...data.scores)}–${Math.min(...data.scores)}`;
-      el.summary.textContent = `${data.hands.length} hands, playing to ${data.options.target_score}. ` +
-        `Seats: ${data.seats.map((s) => `${seatName(s.index)} ${playerName(s)}`).join(", ")}.`;
+      el.summary.textContent = `${data.hands.length} hands, playing to ${data.options.target_score}.`;
+      el.seats.textContent = `Seats: ${data.seats.map((s) => `${seatName(s.index)} ${playerName(s)}`).join(", ")}.`;
       replace(el.handSelect, data.hands.map((hand, i) => h("option", { value: i }, `Hand ${hand.hand} (dealt by ${seatName(hand.dealer)})`)));
       renderAllChecks();
       selectHand(0);
@@ -317,12 +330,27 @@ export function showReplay(root, id) {
     return found ? found.mistakes : [];
   }
 
+  // Every mistake of the match in the order played: its hand, the step of the replay it
+  // is on (as "Step n of m" counts them) and the seat that made it.
+  function matchMistakes() {
+    const found = [];
+    st.data.hands.forEach((hand, index) => {
+      const reviewed = st.review.hands.find((r) => r.hand === hand.hand);
+      for (const m of reviewed ? reviewed.mistakes : []) {
+        const at = hand.events.findIndex((e) => e.seq === m.seq);
+        if (at >= 0) found.push({ ...m, hand: hand.hand, handIndex: index, step: at + 1 });
+      }
+    });
+    return found.sort((a, b) => a.seq - b.seq);
+  }
+
   function renderReview() {
     if (!st.review) {
       replace(el.review, h("h2", {}, "Review"), h("p", { class: "small", "data-testid": "review-note" }, st.reviewNote));
       return;
     }
-    const mistakes = handMistakes();
+    const mistakes = matchMistakes();
+    const counted = st.review.players.reduce((n, p) => n + p.mistakes, 0);
     replace(el.review,
       h("h2", {}, "Review"),
       h("ul", { class: "accuracy" }, st.review.players.map((p) => h("li", { "data-testid": "review-accuracy", "data-seat": String(p.seat) },
@@ -330,18 +358,34 @@ export function showReplay(root, id) {
         `${p.mistakes} mistake${p.mistakes === 1 ? "" : "s"}, about ${p.points_lost.toFixed(1)} points given up`))),
       h("p", { class: "small" }, "Each decision is valued from what that seat knew then; a mistake gave up at least ",
         `${st.review.threshold} points against the best choice.`),
+      h("h3", { "data-testid": "review-mistakes-title" }, mistakes.length
+        ? `${mistakes.length} mistake${mistakes.length === 1 ? "" : "s"}, where they are`
+        : "No mistakes"),
+      counted > mistakes.length
+        ? h("p", { class: "small", "data-testid": "review-biggest" }, "The biggest of each hand are listed.")
+        : null,
       mistakes.length
-        ? h("ol", { class: "mistakes", "data-testid": "review-hand-mistakes" }, mistakes.map((m) => h("li", {},
-          h("button", { type: "button", class: "link", "data-testid": "review-goto", onclick: () => goToMistake(m.seq) },
-            `${seatName(m.seat)}: ${m.sentence}`))))
-        : h("p", { class: "small", "data-testid": "review-hand-clean" }, "No mistakes in this hand."),
+        ? h("ul", { class: "mistakes", "data-testid": "review-mistakes" }, mistakes.map((m) => h("li", {},
+          h("button", {
+            type: "button",
+            class: "link goto",
+            "data-testid": "review-goto",
+            "data-hand": String(m.hand),
+            "data-seq": String(m.seq),
+            "aria-current": m.handIndex === st.handIndex ? "true" : null,
+            onclick: () => goToMistake(m.handIndex, m.seq),
+          },
+          h("span", { class: "where" }, `Hand ${m.hand}, step ${m.step}`),
+          h("span", { class: "what" }, `${seatName(m.seat)}: ${m.sentence}`)))))
+        : null,
     );
   }
 
-  // The step of a mistake in the review. The focus goes to the mistake's note, brought
-  // into view: on a phone the review is below the table, and the step changed out of
-  // sight; a screen reader reads the note.
-  function goToMistake(seq) {
+  // The step of a mistake in the review, in its hand. The focus goes to the mistake's
+  // note, brought into view: on a phone the review is below the table, and the step
+  // changed out of sight; a screen reader reads the note.
+  function goToMistake(handIndex, seq) {
+    if (handIndex !== st.handIndex) selectHand(handIndex);
     setStep(stepOfSeq(seq));
     if (!el.mistake.hidden) el.mistake.focus();
   }
@@ -400,9 +444,13 @@ export function showReplay(root, id) {
       : browser === null ? "this browser cannot hash here (it needs https); the server's check is shown"
         : browser ? "recomputed in this browser: it matches" : "recomputed in this browser: it does NOT match";
     el.fairness.setAttribute("data-verified", String(ok));
+    if (!ok) el.fairness.open = true;  // a failed check shows its proof unasked
     replace(el.fairness,
-      h("p", {}, h("span", { class: `badge big ${ok ? "pass" : "fail"}`, "data-testid": "fairness", "data-verified": String(ok) },
-        ok ? "✔ Fairness check passed" : "✘ Fairness check FAILED")),
+      h("summary", { "data-testid": "fairness-proof-summary" },
+        h("span", { class: `badge ${ok ? "pass" : "fail"}`, "data-testid": "fairness", "data-verified": String(ok) },
+          ok ? "✔ Fairness check passed" : "✘ Fairness check FAILED"),
+        h("span", { class: "small" }, ` ${browserText} · `),
+        h("span", { class: "proof-toggle" }, "The proof")),
       h("p", { class: "small" },
         "Before the first bid, the service published a commitment to the shuffled deck; after the hand it revealed the deck and a salt. ",
         "The check: sha256(salt + \":\" + deck) equals the commitment. ",
