@@ -7,18 +7,12 @@ Chromium is Debian's (/usr/bin/chromium, installed by bin/browser-up), driven by
 `playwright` package; Playwright's own browser download is not used.
 """
 
-import os
-import subprocess
-import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from euchre_service.uvicorn_errors import PROTOCOL as UVICORN_PROTOCOL
-from tests.web.support import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, ROOT, free_port, stop
+from tests.web.support import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, ServerFailed, serve
 
 
 @pytest.fixture(scope="module")
@@ -26,63 +20,11 @@ def server(tmp_path_factory, request) -> Iterator[str]:
     """The service on the embedded default under uvicorn; yields its base URL. A module's
     SERVER_ENV (a dict) adds to or overrides its environment."""
     tmp = tmp_path_factory.mktemp("e2e-server")
-    env = {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "euchre_service.settings",
-        "DATABASE_URL": f"sqlite:///{tmp}/db.sqlite3",
-        "REDIS_URL": "",
-        "CELERY_BROKER_URL": "",
-        "CELERY_TASK_ALWAYS_EAGER": "1",
-        "COMPUTER_MOVE_DELAY": "0",
-        "TURN_TIMER_THREADS": "1",
-        # Keep-alives (and so the page's looks at who is at the table) every 2 s, not 15.
-        "STREAM_KEEPALIVE_SECONDS": "2",
-        # One browser address for the whole module: its guests and matches are many.
-        "THROTTLE_GUESTS": "100000/hour",
-        "THROTTLE_MATCHES": "100000/min",
-        "STATIC_ROOT": str(tmp / "static"),
-        "PYTHONPATH": str(ROOT),
-        **getattr(request.module, "SERVER_ENV", {}),
-    }
-    subprocess.run(
-        [sys.executable, str(ROOT / "manage.py"), "migrate", "--noinput"],
-        cwd=tmp,
-        env=env,
-        check=True,
-        capture_output=True,
-        timeout=180,
-    )
-    port = free_port()
-    log_path = tmp / "server.log"
-    with open(log_path, "wb") as log:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "uvicorn", "euchre_service.asgi:application"]
-            + ["--http", UVICORN_PROTOCOL]
-            + ["--host", "127.0.0.1", "--port", str(port), "--no-access-log"],
-            cwd=tmp,
-            env=env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,  # its own process group, stopped as a whole
-        )
-    base = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 180  # generous: a busy machine imports Django slowly
-        while True:
-            if proc.poll() is not None:
-                pytest.fail(f"the server exited with {proc.returncode}:\n{log_path.read_text()}")
-            try:
-                with urllib.request.urlopen(f"{base}/healthz", timeout=2) as response:
-                    if response.status == 200:
-                        break
-            except OSError:
-                pass
-            if time.monotonic() > deadline:
-                pytest.fail(f"the server did not answer /healthz in 180 s:\n{log_path.read_text()}")
-            time.sleep(0.2)
-        yield base
-    finally:
-        stop(proc)
+        with serve(tmp, getattr(request.module, "SERVER_ENV", {})) as base:
+            yield base
+    except ServerFailed as exc:
+        pytest.fail(str(exc))
 
 
 @pytest.fixture(scope="session")

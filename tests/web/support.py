@@ -5,6 +5,11 @@ import os
 import signal
 import socket
 import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +43,78 @@ def stop(proc: subprocess.Popen) -> None:
     except subprocess.TimeoutExpired:
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait(timeout=10)
+
+
+class ServerFailed(Exception):
+    """The service did not start."""
+
+
+@contextmanager
+def serve(tmp: Path, extra_env: dict | None = None) -> Iterator[str]:
+    """The service as `bin/serve` runs it (SQLite in `tmp`, tasks in-process, turn timer
+    threads on) under uvicorn on a free port; yields its base URL and stops it after.
+    `extra_env` adds to or overrides its environment."""
+    from euchre_service.uvicorn_errors import PROTOCOL as UVICORN_PROTOCOL
+
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "euchre_service.settings",
+        "DATABASE_URL": f"sqlite:///{tmp}/db.sqlite3",
+        "REDIS_URL": "",
+        "CELERY_BROKER_URL": "",
+        "CELERY_TASK_ALWAYS_EAGER": "1",
+        "COMPUTER_MOVE_DELAY": "0",
+        "TURN_TIMER_THREADS": "1",
+        # Keep-alives (and so the page's looks at who is at the table) every 2 s, not 15.
+        "STREAM_KEEPALIVE_SECONDS": "2",
+        # One browser address for the whole module: its guests and matches are many.
+        "THROTTLE_GUESTS": "100000/hour",
+        "THROTTLE_MATCHES": "100000/min",
+        "STATIC_ROOT": str(tmp / "static"),
+        "PYTHONPATH": str(ROOT),
+        **(extra_env or {}),
+    }
+    subprocess.run(
+        [sys.executable, str(ROOT / "manage.py"), "migrate", "--noinput"],
+        cwd=tmp,
+        env=env,
+        check=True,
+        capture_output=True,
+        timeout=180,
+    )
+    port = free_port()
+    log_path = tmp / "server.log"
+    with open(log_path, "wb") as log:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "uvicorn", "euchre_service.asgi:application"]
+            + ["--http", UVICORN_PROTOCOL]
+            + ["--host", "127.0.0.1", "--port", str(port), "--no-access-log"],
+            cwd=tmp,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,  # its own process group, stopped as a whole
+        )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 180  # generous: a busy machine imports Django slowly
+        while True:
+            if proc.poll() is not None:
+                log_text = log_path.read_text()
+                raise ServerFailed(f"the server exited with {proc.returncode}:\n{log_text}")
+            try:
+                with urllib.request.urlopen(f"{base}/healthz", timeout=2) as response:
+                    if response.status == 200:
+                        break
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                log_text = log_path.read_text()
+                raise ServerFailed(f"the server did not answer /healthz in 180 s:\n{log_text}")
+            time.sleep(0.2)
+        yield base
+    finally:
+        stop(proc)
 
 
 class PageErrors:

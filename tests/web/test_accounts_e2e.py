@@ -21,7 +21,7 @@ def test_an_account_made_in_the_page_signs_out_and_back_in(server, browser, arti
         page.get_by_test_id("password").fill(password)
         page.get_by_test_id("register").click()
         page.get_by_test_id("who").filter(has_text=f"Signed in as {username}").wait_for()
-        page.get_by_test_id("create-match").click()
+        page.get_by_test_id("play-computers").click()
         page.wait_for_function("() => document.querySelector('#match')?.dataset.status")
         token = page.evaluate("() => localStorage.getItem('euchre.token')")
 

@@ -35,6 +35,7 @@ pytestmark = pytest.mark.slow
 
 def new_match_in_page(page, levels=("easy", "medium", "hard"), turn_seconds=None) -> None:
     """A new match through the lobby's form: three computer players, to 10 points."""
+    page.get_by_test_id("custom-link").click()  # the front page\'s Custom match
     page.get_by_test_id("new-match-form").wait_for()
     for seat, level in zip(("west", "north", "east"), levels, strict=True):
         page.get_by_test_id(f"seat-{seat}").select_option(f"computer:{level}")
@@ -74,6 +75,32 @@ def tap_dimmed(page, card: str, seq: str) -> str:
     assert re.search(r"must follow suit\.", text), text
     assert match.get_attribute("data-seq") == seq, "an illegal card changed the match"
     return text
+
+
+def last_trick_in_view(page) -> bool | None:
+    """On a desktop of 1280 x 800, with a refused card's reason on show, the Last trick
+    panel opens in full view (it was drawn below the reason, down to 885 px). None if
+    there is no last trick yet."""
+    button = page.get_by_test_id("last-trick-button")
+    if button.is_disabled():
+        return None
+    assert page.get_by_test_id("reason").is_visible()
+    page.set_viewport_size({"width": 1280, "height": 800})
+    page.evaluate("() => window.scrollTo(0, 0)")
+    button.focus()
+    page.keyboard.press("Enter")
+    panel = page.get_by_test_id("last-trick")
+    panel.wait_for(state="visible")
+    box = page.evaluate(
+        """() => { const r = document.querySelector('[data-testid=last-trick]')
+                       .getBoundingClientRect();
+                   return {top: r.top, bottom: r.bottom, height: innerHeight}; }"""
+    )
+    assert 0 <= box["top"] and box["bottom"] <= box["height"], f"the last trick at {box}"
+    page.keyboard.press("Escape")
+    panel.wait_for(state="hidden")
+    page.set_viewport_size({"width": 1280, "height": 900})
+    return True
 
 
 def click_action(page, type_: str, suit: str | None = None) -> None:
@@ -120,6 +147,10 @@ def play_match_in_page(page, artifacts: Path, seen: dict, until_left_bower: bool
         if until_left_bower and seen["left_bower"]:
             return moves
         phase, seq, trump = table["phase"], table["seq"], table["trump"]
+        if seen["hint"] and not seen["hint_gone"]:
+            # The hint followed on our last turn belonged to that turn: not shown now.
+            assert page.get_by_test_id("hint").is_hidden(), page.get_by_test_id("hint").inner_text()
+            seen["hint_gone"] = True
         if seen["turn_timer"] is not None:
             countdown = table["countdown"]
             assert countdown, f"no countdown on our turn (move {moves + 1}, {phase})"
@@ -134,24 +165,23 @@ def play_match_in_page(page, artifacts: Path, seen: dict, until_left_bower: bool
                 assert f"{card_name(left)} is the left bower".lower() in text.lower(), text
                 seen["left_bower"] = (tap, table["led"], trump, text)
                 seen["illegal_tap"] = seen["illegal_tap"] or (tap, text)
-            elif seen["illegal_tap"] is None and not all(legal for _, legal in table["cards"]):
+                if seen["last_trick_shown"] is None:
+                    seen["last_trick_shown"] = last_trick_in_view(page)
+            elif (seen["illegal_tap"] is None or seen["last_trick_shown"] is None) and not all(
+                legal for _, legal in table["cards"]
+            ):
+                # A dimmed card tapped: its reason; and beside it the last trick, in view.
                 card = next(card for card, legal in table["cards"] if not legal)
-                seen["illegal_tap"] = (card, tap_dimmed(page, card, seq))
+                reason = tap_dimmed(page, card, seq)
+                seen["illegal_tap"] = seen["illegal_tap"] or (card, reason)
+                seen["last_trick_shown"] = last_trick_in_view(page)
             if not seen["screenshot"] and table["led"]:
                 page.screenshot(path=str(artifacts / "e2e-table-mid-hand.png"), full_page=True)
                 seen["screenshot"] = True
             legal = [card for card, ok in table["cards"] if ok]
             card = min(legal, key=lambda c: keep_value(c, trump))
-            page.locator(f"[data-testid=card][data-card='{card}'][data-legal=true]").click()
-        elif phase == "discard":
-            page.get_by_test_id("discard-prompt").wait_for()
-            seen["discard"] += 1
-            trump = trump or table["upcard"][1]
-            legal = [card for card, ok in table["cards"] if ok]
-            card = min(legal, key=lambda c: keep_value(c, trump))
-            page.locator(f"[data-testid=card][data-card='{card}'][data-legal=true]").click()
-        else:
             if seen["hint"] is None:
+                # A hint, followed: "Do that" plays its card.
                 page.get_by_test_id("hint-button").click()
                 explanation = page.get_by_test_id("hint-explanation")
                 explanation.wait_for()
@@ -160,6 +190,17 @@ def play_match_in_page(page, artifacts: Path, seen: dict, until_left_bower: bool
                     explanation.inner_text(),
                 )
                 assert seen["hint"][1].strip(), "the hint has no explanation"
+                page.get_by_test_id("hint-apply").click()
+            else:
+                page.locator(f"[data-testid=card][data-card='{card}'][data-legal=true]").click()
+        elif phase == "discard":
+            page.get_by_test_id("discard-prompt").wait_for()
+            seen["discard"] += 1
+            trump = trump or table["upcard"][1]
+            legal = [card for card, ok in table["cards"] if ok]
+            card = min(legal, key=lambda c: keep_value(c, trump))
+            page.locator(f"[data-testid=card][data-card='{card}'][data-legal=true]").click()
+        else:
             bid(page, table)
         wait_for_seq_change(page, seq)
     raise AssertionError(f"the match did not end in {MAX_ACTIONS} moves")
@@ -174,13 +215,15 @@ def test_a_whole_match_against_three_computer_players_then_its_replay(server, br
         # A new match through the form: three computer players, the rules chosen there.
         new_match_in_page(page, turn_seconds=TURN_TIMER)
         assert "playing to 10" in page.get_by_test_id("score").inner_text()
-        assert "Computer (hard)" in page.get_by_test_id("seat-east").inner_text()
+        assert "Computer · hard" in page.get_by_test_id("seat-east").inner_text()
         assert f"turn timer: {TURN_TIMER} s" in page.get_by_test_id("rules").inner_text()
 
         seen = {
             "illegal_tap": None,
             "left_bower": None,
             "hint": None,
+            "hint_gone": False,
+            "last_trick_shown": None,
             "discard": 0,
             "screenshot": False,
             "turn_timer": TURN_TIMER,  # the fewest seconds left seen on our turn
@@ -188,7 +231,8 @@ def test_a_whole_match_against_three_computer_players_then_its_replay(server, br
         moves = play_match_in_page(page, artifacts, seen)
 
         assert seen["illegal_tap"], "no illegal card was ever on hand to tap"
-        assert seen["hint"], "no hint was asked for"
+        assert seen["hint"] and seen["hint_gone"], "no hint was asked for and followed"
+        assert seen["last_trick_shown"], "the last trick was never opened beside a reason"
         assert seen["screenshot"], "no card was ever on the table on our turn"
         assert seen["discard"] >= 1, "the dealer's discard step never came up"
         banner = page.get_by_test_id("match-over")
@@ -220,7 +264,7 @@ def test_a_whole_match_against_three_computer_players_then_its_replay(server, br
             assert badge.get_attribute("data-verified") == "true"
             panel = page.get_by_test_id("fairness-panel").inner_text()
             assert "recomputed in this browser: it matches" in panel, panel
-            assert re.fullmatch(r"[0-9a-f]{64}", page.get_by_test_id("commitment").inner_text())
+            assert re.fullmatch(r"[0-9a-f]{64}", page.get_by_test_id("commitment").text_content())
             deal = page.get_by_test_id("replay-deal")
             for seat in ("south", "west", "north", "east"):
                 assert deal.get_by_test_id(f"deal-{seat}").get_by_test_id("card-face").count() == 5
@@ -282,6 +326,7 @@ def test_a_second_guest_takes_the_open_seat_by_the_invite_link(server, browser, 
     host_context, host, host_errors = guest_page(browser, f"{server}/play/")
     guest_context = None
     try:
+        host.get_by_test_id("custom-link").click()
         host.get_by_test_id("seat-west").select_option("open")
         host.get_by_test_id("create-match").click()
         link = host.get_by_test_id("invite-link")

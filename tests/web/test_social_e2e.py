@@ -42,6 +42,7 @@ def test_quick_play_from_the_lobby_two_guests_one_table_and_leaving_the_queue(
     try:
         ids = []
         for page in (first, second):
+            page.get_by_test_id("custom-link").click()  # quick play's options
             page.get_by_test_id("qp-computers").uncheck()  # people only: the table waits
             assert page.get_by_test_id("qp-level").is_disabled()
             page.get_by_test_id("qp-preset").select_option("short")
@@ -70,8 +71,9 @@ def test_quick_play_from_the_lobby_two_guests_one_table_and_leaving_the_queue(
 def test_quick_play_with_computer_players_starts_after_the_wait(server, browser, artifacts):
     context, page, errors = guest_page(browser, f"{server}/play/", viewport=PHONE)
     try:
-        page.get_by_test_id("qp-level").select_option("random")
-        page.get_by_test_id("quickplay").click()
+        # The front page's one click: quick play with people, computers for the seats
+        # no one takes.
+        page.get_by_test_id("play-people").click()
         page.locator("#match").wait_for()
         # The table is drawn first, then the first view: the waiting box comes with it.
         page.get_by_test_id("quickplay-wait").wait_for(state="visible", timeout=60_000)
@@ -111,6 +113,9 @@ def test_a_rematch_offered_at_the_end_and_accepted_with_the_keyboard(server, bro
                                 body["view"]["legal_actions"][0])  # fmt: skip
         open_match(alice, match_id)
         open_match(bob, match_id)
+        # A match to 1 point is over after one hand, and the banner says so in English.
+        final = alice.get_by_test_id("final-score").inner_text()
+        assert final.endswith("after 1 hand."), final
         alice.get_by_test_id("rematch-offer").click()
         alice.locator("[data-testid=rematch][data-rematch-status=pending]").wait_for()
         assert "waiting for West" in alice.get_by_test_id("rematch").inner_text()
@@ -156,6 +161,21 @@ def test_watching_a_public_match_from_the_watch_page(server, browser, artifacts)
 
         watcher.get_by_test_id("watch-link").click()
         watcher.get_by_test_id("watch-screen").wait_for()
+        # Every number of watchers the spectator's own page ever draws (it was 0 at
+        # first, while the API already counted them, for up to 45 s).
+        watcher.evaluate(
+            """() => {
+                window.__watching = [];
+                const look = () => {
+                    const w = document.querySelector('[data-testid=watching]');
+                    if (w && !w.hidden && w.dataset.count !== undefined
+                        && window.__watching.at(-1) !== w.dataset.count)
+                        window.__watching.push(w.dataset.count);
+                };
+                new MutationObserver(look).observe(document.documentElement,
+                    {subtree: true, childList: true, attributes: true, characterData: true});
+            }"""
+        )
         item = watcher.locator(f"[data-testid=public-item][data-match-id='{match_id}']")
         item.wait_for()
         no_axe_violations(watcher, "the watch page")
@@ -170,6 +190,17 @@ def test_watching_a_public_match_from_the_watch_page(server, browser, artifacts)
         assert watcher.get_by_test_id("hint-button").is_hidden()
         assert watcher.get_by_test_id("leave-button").is_hidden()
         assert "You are watching" in watcher.get_by_test_id("watching").inner_text()
+        assert "1 watching now" in watcher.get_by_test_id("watching").inner_text()
+        # A spectator has no keys to press and no table of their own to pace: the settings
+        # menu holds the deck's colours and the sound only (the player's has the pace and
+        # the keys).
+        assert watcher.get_by_test_id("shortcuts").count() == 0
+        assert watcher.get_by_test_id("pace").count() == 0
+        assert player.get_by_test_id("shortcuts").count() == 1
+        assert player.get_by_test_id("pace").count() == 1
+        watcher.get_by_test_id("settings-button").click()
+        watcher.get_by_test_id("four-colour").wait_for()
+        watcher.get_by_test_id("settings-button").click()
         watcher.screenshot(path=str(artifacts / "watching-phone.png"))
         no_axe_violations(watcher, "the table, watching")
 
@@ -186,6 +217,8 @@ def test_watching_a_public_match_from_the_watch_page(server, browser, artifacts)
             "(seq) => document.querySelector('#match').dataset.seq !== seq", arg=seq
         )
         assert watcher.locator("[data-testid=card]").count() == 0
+        drawn = watcher.evaluate("() => window.__watching")
+        assert drawn and "0" not in drawn, f"the spectator's page said {drawn} watching"
         errors_p.check()
         errors_w.check()
     finally:

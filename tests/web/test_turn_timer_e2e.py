@@ -25,6 +25,7 @@ pytestmark = pytest.mark.slow
 def test_a_player_whose_time_runs_out_is_played_for_and_comes_back(server, browser, artifacts):
     context, page, errors = guest_page(browser, f"{server}/play/")
     try:
+        page.get_by_test_id("custom-link").click()
         choices = page.get_by_test_id("opt-turn-seconds").locator("option")
         assert [choices.nth(i).get_attribute("value") for i in range(choices.count())] == (
             FORM_CHOICES

@@ -32,6 +32,7 @@ SERVER_ENV = {"MAX_ACTIVE_MATCHES_PER_USER": "100000"}
 def test_a_match_with_the_three_variants_chosen_in_the_form(server, browser, artifacts):
     context, page, errors = guest_page(browser, f"{server}/play/")
     try:
+        page.get_by_test_id("custom-link").click()  # the front page\'s Custom match
         page.get_by_test_id("new-match-form").wait_for()
         for seat in ("west", "north", "east"):
             page.get_by_test_id(f"seat-{seat}").select_option("computer:medium")
@@ -85,6 +86,7 @@ def test_the_last_hands_summary_explains_a_farmers_exchange(server, browser, art
     until the summary has explained another seat's exchange (and ours, if we farmed)."""
     context, page, errors = guest_page(browser, f"{server}/play/")
     try:
+        page.get_by_test_id("custom-link").click()  # the front page\'s Custom match
         page.get_by_test_id("new-match-form").wait_for()
         for seat in ("west", "north", "east"):
             page.get_by_test_id(f"seat-{seat}").select_option("computer:medium")
@@ -263,6 +265,7 @@ def test_the_form_offers_a_farmers_hand_that_asks_for_a_new_deal(server, browser
     with it and the rules line says so. The form passes axe at both sizes."""
     context, page, errors = guest_page(browser, f"{server}/play/")
     try:
+        page.get_by_test_id("custom-link").click()  # the front page\'s Custom match
         page.get_by_test_id("new-match-form").wait_for()
         form = page.get_by_test_id("opt-farmers-hand-form")
         offered = form.locator("option").evaluate_all("(os) => os.map((o) => o.value)")

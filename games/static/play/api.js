@@ -116,8 +116,10 @@ const SILENT_MS = 45000;
 // stream to follow here (an error other than 5xx/429, or 503 stream_needs_asgi from a
 // WSGI process): the caller polls instead. onConnected(true/false) says whether the
 // stream is up, so that the caller can poll while it is down; onKeepAlive() is called at
-// each keep-alive (a quiet moment to look at who is at the table). Returns a stop function.
-export function followMatch(matchId, after, { onEvent, onUnavailable, onConnected = () => {}, onKeepAlive = () => {} }) {
+// each keep-alive (a quiet moment to look at who is at the table); onReady() once the
+// stream's first line has come (the server counts the stream, a spectator's as watching,
+// before it sends it). Returns a stop function.
+export function followMatch(matchId, after, { onEvent, onUnavailable, onConnected = () => {}, onKeepAlive = () => {}, onReady = () => {} }) {
   let stopped = false;
   let controller = null;
   let last = after;
@@ -168,11 +170,14 @@ export function followMatch(matchId, after, { onEvent, onUnavailable, onConnecte
           onEvent(event);
         }, onKeepAlive);
         const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+        let first = true;
         for (;;) {
           const { value, done } = await reader.read();
           if (done) break;
           alive();
           feed(value);
+          if (first) onReady();
+          first = false;
         }
         // The server closed the stream: after a finished match's last event the next
         // connection answers 204; otherwise this reconnects from the last seq.

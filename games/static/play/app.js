@@ -1,7 +1,10 @@
-// The page: a hash router over seven screens: sign in, lobby (quick play, new match, your
-// matches), join by invite link, the table (a seat's, or a spectator's of a public
-// match), the replay of a finished match, the public matches to watch, and your record.
-//   #/              lobby          #/match/<id>    the table
+// The page: a hash router over its screens: the front page (play against computers or
+// quick play with people in one click, signing in as a guest if need be; sign in; your
+// matches), a custom match (the rules form, quick play's options), join by invite link,
+// the table (a seat's, or a spectator's of a public match), the replay of a finished
+// match, the public matches to watch, and your record.
+//   #/              front page     #/match/<id>    the table
+//   #/new           custom match
 //   #/join/<id>     invite link    #/replay/<id>   replay
 //   #/watch         public matches being played now
 //   #/record        your rating, statistics, finished matches and the leaderboard
@@ -10,7 +13,8 @@ import { LEVELS, capital, playerName, teamName } from "./cards.js";
 import { showMatch } from "./match.js";
 import { showRecord } from "./record.js";
 import { showReplay } from "./replay.js";
-import { errorBox, h, replace, showError } from "./ui.js";
+import { applyDeck } from "./settings.js";
+import { cardFace, errorBox, h, replace, showError } from "./ui.js";
 
 const app = document.getElementById("app");
 let teardown = null;
@@ -36,21 +40,44 @@ function route() {
   teardown = null;
   updateTopbar();
   const { name, id } = parseRoute();
+  for (const link of document.querySelectorAll(".topnav a")) {
+    const here = link.getAttribute("href") === `#/${name}`;
+    if (here) link.setAttribute("aria-current", "page");
+    else link.removeAttribute("aria-current");
+  }
+  if (!name) {
+    teardown = showHome(app) || null;
+    return;
+  }
   if (!session()) {
-    showSignIn(name === "join" ? `Sign in or play as a guest to take your seat.` : "");
+    showSignIn(name === "join" ? `Sign in or play as a guest to take your seat.` : "Sign in, or play as a guest, first.");
     return;
   }
   const screens = { match: showMatch, replay: showReplay, join: showJoin };
-  const pages = { watch: showWatch, record: showRecord };
+  const pages = { watch: showWatch, record: showRecord, new: showCustom };
   // Own names only: "#/constructor" must not find Object's.
   const screen = Object.hasOwn(pages, name) ? pages[name]
-    : Object.hasOwn(screens, name) && id ? screens[name] : showLobby;
+    : Object.hasOwn(screens, name) && id ? screens[name] : showHome;
   teardown = screen(app, id, { go }) || null;
+}
+
+// A session for the one-click buttons: the one kept, or a new guest's.
+async function ensureSession() {
+  if (session()) return;
+  const body = await api("POST", "auth/guest");
+  setSession(body.token, body.username);
+  updateTopbar();
 }
 
 // ------------------------------------------------------------------ sign in
 
 function showSignIn(note) {
+  replace(app, h("div", { class: "narrow-page" }, signInPanel(note, "h1")));
+}
+
+// Sign in, create an account, or go on as a guest: a panel of the front page (signed
+// out), and the page shown for any other screen until then.
+function signInPanel(note, heading = "h2") {
   const username = h("input", { id: "username", name: "username", autocomplete: "username", required: true, "data-testid": "username" });
   const password = h("input", { id: "password", name: "password", type: "password", autocomplete: "current-password", required: true, minlength: 8, "data-testid": "password" });
   const error = errorBox("sign-in-error");
@@ -90,28 +117,83 @@ function showSignIn(note) {
     }
   }
 
-  const signInButton = h("button", { type: "submit", "data-testid": "sign-in" }, "Sign in");
+  const signInButton = h("button", { type: "submit", class: "primary", "data-testid": "sign-in" }, "Sign in");
   const registerButton = h("button", { type: "button", class: "secondary", "data-testid": "register", onclick: () => signIn(true) }, "Create account");
-  const guestButton = h("button", { type: "button", class: "primary", "data-testid": "guest", onclick: guest }, "Play as a guest");
+  const guestButton = h("button", { type: "button", class: "secondary", "data-testid": "guest", onclick: guest }, "Continue as a guest");
   buttons.push(signInButton, registerButton, guestButton);
 
-  replace(
-    app,
-    h("section", { class: "panel narrow", "data-testid": "sign-in-screen" },
-      h("h1", {}, "Play Euchre"),
-      note ? h("p", { class: "note" }, note) : null,
-      h("p", {}, guestButton),
-      h("form", { onsubmit: (e) => { e.preventDefault(); signIn(false); } },
-        h("fieldset", {},
-          h("legend", {}, "Or sign in"),
-          h("label", { for: "username" }, "Username"), username,
-          h("label", { for: "password" }, "Password"), password,
-          h("div", { class: "row" }, signInButton, registerButton),
-        ),
-      ),
-      error,
+  return h("section", { class: "panel sign-in", "data-testid": "sign-in-screen", "aria-labelledby": "sign-in-title" },
+    h(heading, { id: "sign-in-title" }, heading === "h1" ? "Play Euchre" : "Sign in"),
+    note ? h("p", { class: "note" }, note) : null,
+    h("form", { onsubmit: (e) => { e.preventDefault(); signIn(false); } },
+      h("label", { for: "username" }, "Username"), username,
+      h("label", { for: "password" }, "Password"), password,
+      h("div", { class: "row" }, signInButton, registerButton),
     ),
+    h("p", { class: "small" }, "Or, without an account (a guest is not rated): ", guestButton),
+    error,
   );
+}
+
+// ------------------------------------------------------------------ the front page
+
+// Two ways to a dealt hand, one click each (as a guest if not signed in); the rest one
+// step away: a custom match, watching, your record and the leaderboard.
+function showHome(root) {
+  const error = errorBox("home-error");
+  const start = (make) => async (event) => {
+    const button = event.currentTarget;
+    showError(error, null);
+    for (const b of root.querySelectorAll(".big-actions button")) b.disabled = true;
+    button.setAttribute("aria-busy", "true");
+    try {
+      await ensureSession();
+      const match = await make();
+      go(`#/match/${match.id}`);
+    } catch (err) {
+      showError(error, err);
+      for (const b of root.querySelectorAll(".big-actions button")) b.disabled = false;
+      button.removeAttribute("aria-busy");
+    }
+  };
+  const computers = h("button", {
+    type: "button", class: "big primary", "data-testid": "play-computers",
+    onclick: start(() => api("POST", "matches", {
+      seats: [{ kind: "me" }, ...["west", "north", "east"].map(() => ({ kind: "computer", level: "medium" }))],
+      options: { target_score: 10 },
+      hints_allowed: true,
+    })),
+  }, h("span", { class: "big-title" }, "Play against computers"), h("span", { class: "big-sub" }, "Three computer players (medium), to 10 points, hints on"));
+  const people = h("button", {
+    type: "button", class: "big people", "data-testid": "play-people",
+    onclick: start(() => api("POST", "quickplay", { preset: "standard", computers: true, level: "medium", turn_seconds: 30 })),
+  }, h("span", { class: "big-title" }, "Quick play with people"), h("span", { class: "big-sub" }, "A public table; computers fill the seats no one takes"));
+  const signedIn = Boolean(session());
+  const list = h("ul", { class: "matches", "data-testid": "match-list" }, h("li", {}, "Loading…"));
+  replace(root,
+    h("section", { class: "hero", "data-testid": signedIn ? "lobby" : "front-page" },
+      h("h1", {}, "Euchre"),
+      h("p", { class: "tagline" }, "The trick-taking card game, one click from a dealt hand."),
+      h("div", { class: "hero-fan", "aria-hidden": "true" },
+        ["JH", "JD", "AH", "KH", "QH"].map((card, i) => {
+          const face = cardFace(card);
+          face.style.setProperty("--r", `${(i - 2) * 7}deg`);
+          return face;
+        })),
+      h("div", { class: "big-actions" }, computers, people),
+      error,
+      h("nav", { class: "more", "aria-label": "More ways to play" },
+        h("a", { href: "#/new", class: "tile", "data-testid": "custom-link" }, h("strong", {}, "Custom match"), h("span", {}, "Seats, rules, variants, turn timer, invite a friend")),
+        h("a", { href: "#/watch", class: "tile", "data-testid": "watch-link" }, h("strong", {}, "Watch a match"), h("span", {}, "Public matches being played now")),
+        h("a", { href: "#/record", class: "tile", "data-testid": "record-link" }, h("strong", {}, "Your record"), h("span", {}, "Rating, statistics, finished matches and the leaderboard")),
+      ),
+    ),
+    signedIn
+      ? h("section", { class: "panel" }, h("h2", {}, "Your matches"), list)
+      : signInPanel(""),
+  );
+  if (signedIn) loadMatches(list);
+  return null;
 }
 
 // ------------------------------------------------------------------ lobby
@@ -131,7 +213,7 @@ function checkbox(id, label, checked) {
 // The turn timer's choices (the API takes 5 to 3600 s): long enough to read the table.
 const TURN_TIMERS = [15, 30, 60, 120];
 
-function showLobby(root, _id, { go }) {
+function showCustom(root, _id, { go }) {
   const seats = { west: seatSelect("west", "medium"), north: seatSelect("north", "medium"), east: seatSelect("east", "medium") };
   const target = h("input", { id: "target_score", type: "number", min: 1, max: 15, value: 10, required: true, "data-testid": "opt-target-score" });
   const stick = checkbox("stick_the_dealer", "Stick the dealer (the dealer must name trump if everyone passes twice)", true);
@@ -197,11 +279,11 @@ function showLobby(root, _id, { go }) {
     }
   }
 
-  const list = h("ul", { class: "matches", "data-testid": "match-list" }, h("li", {}, "Loading…"));
   replace(
     root,
-    h("section", { class: "panel", "data-testid": "lobby" },
-      h("h1", {}, "New match"),
+    h("p", { class: "back-link" }, h("a", { href: "#/" }, "← Front page")),
+    h("section", { class: "panel", "data-testid": "custom-match" },
+      h("h1", {}, "Custom match"),
       h("form", { onsubmit: create, "data-testid": "new-match-form" },
         h("fieldset", {},
           h("legend", {}, "Seats (you sit south; north is your partner)"),
@@ -230,11 +312,12 @@ function showLobby(root, _id, { go }) {
       ),
     ),
     quickPlayPanel(go),
-    h("section", { class: "panel" }, h("h2", {}, "Your matches"),
-      h("p", {}, h("a", { href: "#/record", "data-testid": "record-link" }, "Your record: rating, statistics, finished matches and the leaderboard")),
-      list),
   );
+  return null;
+}
 
+// Your matches, each with its score and the others at it; your turn marked.
+function loadMatches(list) {
   api("GET", "matches?page_size=20")
     .then((page) => {
       if (!page.results.length) {
@@ -257,7 +340,6 @@ function showLobby(root, _id, { go }) {
       }));
     })
     .catch((err) => replace(list, h("li", { class: "error" }, err.detail)));
-  return null;
 }
 
 // ------------------------------------------------------------------ quick play
@@ -301,14 +383,14 @@ function quickPlayPanel(go) {
   }
 
   return h("section", { class: "panel", "data-testid": "quickplay-panel" },
-    h("h2", {}, "Quick play"),
+    h("h2", {}, "Quick play, your way"),
     h("p", { class: "small" }, "A seat at a public table with people who asked for the same; anyone may watch it."),
     h("form", { onsubmit: find, "data-testid": "quickplay-form" },
       h("label", { for: "qp-preset" }, "Rules"), preset,
       h("label", { class: "check", for: "qp-computers" }, computers, " Computer players may take the seats no one takes"),
       h("label", { for: "qp-level" }, "Their level"), level,
       h("label", { for: "qp-turn-seconds" }, "Turn timer"), timer,
-      h("div", { class: "row" }, submit, h("a", { href: "#/watch", class: "button secondary", "data-testid": "watch-link" }, "Watch a match")),
+      h("div", { class: "row" }, submit),
       error,
     ),
   );
@@ -323,7 +405,7 @@ function showWatch(root) {
       h("h1", {}, "Watch a match"),
       h("p", { class: "small" }, "Public matches being played now. You see what a spectator may: the bids, the cards played and the score, no one's hand."),
       list,
-      h("p", {}, h("a", { href: "#/" }, "Lobby")),
+      h("p", {}, h("a", { href: "#/" }, "Front page")),
     ),
   );
   api("GET", "matches/public?page_size=50")
@@ -400,4 +482,5 @@ document.getElementById("signout").addEventListener("click", async () => {
 });
 window.addEventListener("euchre:signed-out", route);
 window.addEventListener("hashchange", route);
+applyDeck();
 route();

@@ -6,7 +6,7 @@
 // from the log, one at a time at a pace a person can follow (pace.js): each card lands, a
 // finished trick stays with its winner marked, and only then does the table move on to
 // the view the server sent. The log is the stream's own events (redacted for us as GET
-// matches/{id}/events is: the same selectors.event_for_seat); that endpoint is read only
+// matches/{id}/events is: the same events.event_for_seat); that endpoint is read only
 // for what the stream has not brought (before it connected, or while it was down).
 import { api, followMatch } from "./api.js";
 import { PACES, loadPace, savePace } from "./pace.js";
@@ -27,7 +27,9 @@ import {
   teamOf,
 } from "./cards.js";
 import { changeText, ratingText } from "./record.js";
-import { cardFace, cardInside, h, replace } from "./ui.js";
+import { fourColourDeck, setFourColourDeck, setSoundOn, soundOn } from "./settings.js";
+import { cardSound, played as soundsPlayed, trickSound } from "./sound.js";
+import { cardBack, cardClasses, cardFace, cardInside, h, replace, suitIcon } from "./ui.js";
 
 const POLL_MS = 2000;
 // The events of one commit arrive within a few milliseconds: one view read for them all.
@@ -49,7 +51,7 @@ const CATCH_UP_TRICKS = 1;
 // the table is ever shown at once is 6: the last trick of their own hand, then the 5 of a
 // hand they sit out (their partner alone); all are shown in full.
 const BACKLOG_TRICKS = 6;
-const KEYS_HELP = "Keys: 1–5 play or discard a card · P pass · O order up (pick up) · A go alone · H hint · L last trick · any other key skips ahead.";
+const KEYS_HELP = "Keys: 1–5 play or discard a card · P pass · O order up (pick up) · A go alone · H hint · L last trick · Esc closes a panel · any other key skips ahead.";
 
 const PHASES = {
   deal: "Between hands",
@@ -128,13 +130,16 @@ export function showMatch(root, id) {
     queue: h("div", { class: "queue", "data-testid": "quickplay-wait", hidden: true }),
     invite: h("div", { class: "invite", "data-testid": "invite", hidden: true }),
     table: h("div", { class: "table", "data-testid": "table" }),
+    felt: h("div", { class: "felt" }),
     hand: h("div", { class: "hand", "data-testid": "hand", role: "group", "aria-label": "Your cards" }),
     actions: h("div", { class: "actions", "data-testid": "actions" }),
     message: h("p", { class: "reason", role: "alert", "data-testid": "reason", hidden: true }),
     hint: h("div", { class: "hint", "data-testid": "hint", hidden: true, "aria-live": "polite" }),
     hintButton: h("button", { type: "button", class: "secondary", "data-testid": "hint-button", "aria-keyshortcuts": "H", hidden: true }, "Hint"),
     lastTrickButton: h("button", { type: "button", class: "secondary", "data-testid": "last-trick-button", "aria-keyshortcuts": "L", "aria-expanded": "false", "aria-controls": "last-trick" }, "Last trick"),
-    lastTrick: h("div", { class: "last-trick-panel", id: "last-trick", "data-testid": "last-trick", hidden: true }),
+    lastTrick: h("div", { class: "last-trick-panel", id: "last-trick", "data-testid": "last-trick", role: "region", "aria-label": "Last trick", hidden: true }),
+    settingsButton: h("button", { type: "button", class: "secondary", "data-testid": "settings-button", "aria-expanded": "false", "aria-controls": "settings" }, "⚙ Settings"),
+    settings: h("div", { class: "settings-panel", id: "settings", "data-testid": "settings", role: "region", "aria-label": "Settings", hidden: true }),
     leaveButton: h("button", { type: "button", class: "secondary leave", "data-testid": "leave-button" }, "Leave"),
     leave: h("div", { class: "leave-confirm", "data-testid": "leave-confirm", role: "alertdialog", "aria-label": "Leave the match?", hidden: true }),
     alone: h("label", { class: "check alone-toggle", hidden: true }),
@@ -144,6 +149,7 @@ export function showMatch(root, id) {
   el.hintButton.addEventListener("click", askHint);
   el.returnButton.addEventListener("click", comeBack);
   el.lastTrickButton.addEventListener("click", () => toggleLastTrick());
+  el.settingsButton.addEventListener("click", () => toggleSettings());
   el.leaveButton.addEventListener("click", () => {
     st.leaving = true;
     renderLeave();
@@ -164,38 +170,68 @@ export function showMatch(root, id) {
     el.leave,
     h("div", { class: "board" },
       h("div", { class: "play-area" },
-        el.table,
-        h("h2", { class: "visually-hidden" }, "Your cards"),
-        el.hand,
+        replace(el.felt,
+          el.table,
+          el.lastTrick,
+          h("div", { class: "bid-row" }, el.actions, el.alone),
+          h("h2", { class: "visually-hidden" }, "Your cards"),
+          el.hand,
+        ),
         el.message,
-        h("div", { class: "row controls" }, el.actions, el.alone, el.hintButton, el.lastTrickButton, el.leaveButton),
-        el.lastTrick,
         el.hint,
-        h("p", { class: "small keys", "data-testid": "shortcuts" }, KEYS_HELP),
-        paceControl(),
+        h("div", { class: "row controls" }, el.hintButton, el.lastTrickButton, el.settingsButton, el.leaveButton),
+        el.settings,
       ),
       el.info,
     ),
   );
   replace(root, screen);
+  screen.setAttribute("data-sounds", "0-0");
   document.addEventListener("keydown", onKey);
   const onVisible = () => {
     if (!document.hidden) catchUp();
   };
   document.addEventListener("visibilitychange", onVisible);
 
-  // The pace of the cards, a setting kept in this browser (pace.js).
-  function paceControl() {
-    const select = h("select", { id: "pace", "data-testid": "pace" },
-      Object.entries(PACES).map(([name, pace]) => h("option", { value: name, selected: st.pace.name === name }, pace.label)),
+  // The settings menu: the pace of the cards (pace.js), the deck's colours and the sound
+  // (settings.js), all kept on this device; for a player, the keys too. A spectator's
+  // menu has the deck and the sound only (no keys to press, nothing to pace for a player).
+  function renderSettings() {
+    const watcher = spectator();
+    const pace = h("select", { id: "pace", "data-testid": "pace" },
+      Object.entries(PACES).map(([name, p]) => h("option", { value: name, selected: st.pace.name === name }, p.label)),
       st.pace.name === "custom" ? h("option", { value: "custom", selected: true }, "Your own") : null,
     );
-    select.addEventListener("change", () => {
-      if (!PACES[select.value]) return;
-      savePace(select.value);
+    pace.addEventListener("change", () => {
+      if (!PACES[pace.value]) return;
+      savePace(pace.value);
       st.pace = loadPace();
     });
-    return h("p", { class: "small pace" }, h("label", { for: "pace", class: "inline" }, "Pace of the cards: "), select);
+    const four = h("input", { type: "checkbox", id: "four-colour", "data-testid": "four-colour", checked: fourColourDeck() });
+    four.addEventListener("change", () => setFourColourDeck(four.checked));
+    const sound = h("input", { type: "checkbox", id: "sound", "data-testid": "sound", checked: soundOn() });
+    sound.addEventListener("change", () => {
+      setSoundOn(sound.checked);
+      if (sound.checked) cardSound(); // what it sounds like, and the browser's leave to play
+    });
+    replace(el.settings,
+      h("h2", {}, "Settings"),
+      watcher ? null : h("p", { class: "setting" }, h("label", { for: "pace", class: "inline" }, "Pace of the cards "), pace),
+      h("p", { class: "setting" }, h("label", { class: "check", for: "four-colour" }, four, " Four-colour deck (♥ red, ♦ blue, ♣ green, ♠ black)")),
+      h("p", { class: "setting" }, h("label", { class: "check", for: "sound" }, sound, " Sound for a card played and a trick won")),
+      watcher ? null : h("p", { class: "small keys", "data-testid": "shortcuts" }, KEYS_HELP),
+      h("p", { class: "small" }, "Kept on this device."),
+      h("button", { type: "button", class: "secondary", onclick: () => toggleSettings(false) }, "Close"),
+    );
+  }
+
+  function toggleSettings(open = el.settings.hidden) {
+    const inside = el.settings.contains(document.activeElement);
+    if (open) renderSettings();
+    el.settings.hidden = !open;
+    el.settingsButton.setAttribute("aria-expanded", String(open));
+    if (open) el.settings.querySelector("select, input")?.focus();
+    else if (inside || focusLost()) el.settingsButton.focus({ preventScroll: true });
   }
 
   // ---------------------------------------------------------------- loading and following
@@ -223,6 +259,7 @@ export function showMatch(root, id) {
     if (first) {
       // What happened before the page was opened is not played again.
       st.eventSeq = body.seq;
+      st.dealtHand = body.view.hand_number;
       adopt();
     } else if (body.seq > st.eventSeq) {
       render(); // no longer our turn to act until the cards are shown
@@ -235,9 +272,7 @@ export function showMatch(root, id) {
   // The view sent is drawn in full: the table has caught up with it.
   function adopt() {
     const body = st.latest;
-    const moved = !st.body || body.seq !== st.body.seq;
     st.body = body;
-    if (moved && st.hint && st.hint.seq !== body.seq) st.hint = null;
     resyncShow();
     st.said = null;
     render();
@@ -428,6 +463,7 @@ export function showMatch(root, id) {
       if (step.seat === me) st.myPlayed.add(step.card);
       st.said = `${who(step.seat)} ${step.seat === me ? "play" : "plays"} the ${cardLabel(step.card)}.`;
       if (!instant) {
+        cardSound();
         drawStep();
         await pause(st.pace.card);
       }
@@ -440,6 +476,7 @@ export function showMatch(root, id) {
       show.fresh = -1;
       st.said = `${who(step.seat)} ${step.seat === me ? "win" : "wins"} trick ${step.trick}.`;
       if (!instant) {
+        trickSound();
         drawStep();
         await pause(st.pace.hold);
         if (st.pace.move && !st.fast) {
@@ -496,6 +533,11 @@ export function showMatch(root, id) {
     if (st.stopStream || st.polling) return;
     st.stopStream = followMatch(id, st.latest.seq, {
       onEvent: streamed,
+      // A public match: the stream is counted as watching (or at the table) before its
+      // first line; read the view again for the count that includes it.
+      onReady: () => {
+        if (st.latest && st.latest.visibility === "public") refresh();
+      },
       // Who is at the table changes without an event: look again now and then (unless a
       // view came since the last keep-alive).
       onKeepAlive: () => {
@@ -708,6 +750,9 @@ export function showMatch(root, id) {
     // Elsewhere on the table (the Lobby link, the last trick's Close, I'm back…), the
     // control drawn again in its place gets it back.
     const twin = !refocus && screen.contains(active) ? twinOf(active) : null;
+    // A hint belongs to the turn it was asked for: gone once the table drawn has moved on
+    // (the cards shown from the log move st.body on too, not only adopt()).
+    if (st.hint && st.hint.seq !== body.seq) st.hint = null;
     screen.setAttribute("data-seq", String(body.seq));
     screen.setAttribute("data-status", body.status);
     screen.setAttribute("data-phase", view.phase);
@@ -733,6 +778,9 @@ export function showMatch(root, id) {
     renderScoreline();
     renderLastTrick();
     renderLeave();
+    screen.setAttribute("data-sounds", `${soundsPlayed.card}-${soundsPlayed.trick}`);
+    // The settings menu is built once the table knows whether we play or watch.
+    if (!el.settings.firstChild) renderSettings();
     setBusy(st.busy);
     if (refocus) placeFocus(focusedCard);
     else if (focusLost()) {
@@ -873,6 +921,11 @@ export function showMatch(root, id) {
       toggleLastTrick(false);
       return;
     }
+    if (key === "Escape" && !el.settings.hidden) {
+      toggleSettings(false);
+      return;
+    }
+    if (el.settings.contains(target)) return; // the settings' own controls take their keys
     if (st.running) {
       // Enter or Space on a control (Leave, Hint, the pace…) does what it says.
       const control = target && target.closest && target.closest("button, a, select, input");
@@ -1042,7 +1095,7 @@ export function showMatch(root, id) {
     el.banner.setAttribute("data-winner-team", String(body.winner_team));
     replace(el.banner,
       h("h2", {}, you === null || you === undefined ? `${teamName(body.winner_team)} won` : won ? "You won the match!" : "You lost the match."),
-      h("p", { "data-testid": "final-score" }, `${teamName(body.winner_team)} won ${Math.max(...body.scores)}–${Math.min(...body.scores)} after ${body.hands_played} hands.`),
+      h("p", { "data-testid": "final-score" }, `${teamName(body.winner_team)} won ${Math.max(...body.scores)}–${Math.min(...body.scores)} after ${body.hands_played} hand${body.hands_played === 1 ? "" : "s"}.`),
       amAway() ? h("p", { "data-testid": "away-to-the-end" }, "Your time ran out, and a computer player played for you to the end.") : null,
       ratingLine,
       h("p", {},
@@ -1109,7 +1162,9 @@ export function showMatch(root, id) {
     const shown = body.visibility === "public" && body.status !== "waiting";
     el.watching.hidden = !shown;
     if (!shown) return;
-    const n = body.watching || 0;
+    // A spectator's own page is watching: it counts them even before the server does
+    // (their stream is counted once it is open, and the view may be read before that).
+    const n = spectator() ? Math.max(1, body.watching || 0) : body.watching || 0;
     el.watching.setAttribute("data-count", String(n));
     replace(el.watching,
       spectator() ? h("strong", {}, "You are watching this match. ") : "A public match: anyone may watch. ",
@@ -1169,46 +1224,69 @@ export function showMatch(root, id) {
     );
   }
 
+  // A seat at the table: a name plate (who, the dealer's marker, trump made, alone, the
+  // tricks taken) and, but for our own seat, the cards held as backs.
   function seatBox(seat) {
     const body = st.body;
     const view = body.view;
     const hand = view.hand;
     const info = seatInfo(seat);
+    const mine = seat === view.seat;
+    const active = body.status === "active";
+    const out = Boolean(hand && hand.sitting_out.includes(seat));
     const badges = [];
-    if (view.dealer === seat && body.status === "active") badges.push("Dealer");
-    if (hand && hand.maker === seat) badges.push(hand.alone === seat ? "Maker, alone" : "Maker");
-    if (hand && hand.defender_alone === seat) badges.push("Defends alone");
-    if (hand && hand.sitting_out.includes(seat)) badges.push("Sits out");
-    // Who led and who won the trick are marked on its cards, and who leads next in the
-    // middle of the table (renderTable).
-    const turn = view.turn === seat && body.status === "active" && !pending();
+    if (hand && hand.maker === seat && hand.trump) {
+      badges.push(h("span", { class: `badge maker ${cardClasses("x" + hand.trump)}`, "data-testid": "maker-badge", title: `Made ${SUITS[hand.trump].name} trump` },
+        "Made ", suitIcon(hand.trump, "badge-suit"), h("span", { class: "visually-hidden" }, SUITS[hand.trump].name)));
+    }
+    if (hand && hand.alone === seat) badges.push(h("span", { class: "badge alone", "data-testid": "alone-badge" }, "Alone"));
+    if (hand && hand.defender_alone === seat) badges.push(h("span", { class: "badge alone", "data-testid": "alone-badge" }, "Defends alone"));
+    if (out) badges.push(h("span", { class: "badge out-badge" }, "Sits out"));
+    const turn = view.turn === seat && active && !pending();
     const away = Boolean(info && info.away);
+    const held = hand ? hand.hand_sizes[seat] : 0;
+    const tricks = hand ? hand.tricks_won[seat] : 0;
+    const where = POSITIONS[(seat - view.seat + 4) % 4];
+    const partner = !spectator() && teamOf(seat) === teamOf(view.seat) && !mine;
+    const level = info && info.kind === "computer" ? `Computer · ${info.level || "medium"}` : playerName(info);
+    // Our cards are the hand under the table; a spectator sees south's as backs too.
+    const backs = hand && held && !(mine && !spectator())
+      ? h("div", { class: "backs", "data-testid": "backs", "data-count": String(held), role: "img", "aria-label": `${held} card${held === 1 ? "" : "s"} in hand` },
+        Array.from({ length: held }, () => cardBack()))
+      : null;
     return h("div", {
-      class: `seat pos-${POSITIONS[(seat - view.seat + 4) % 4]}${turn ? " turn" : ""}${hand && hand.sitting_out.includes(seat) ? " out" : ""}${away ? " away" : ""}`,
+      class: `seat pos-${where}${turn ? " turn" : ""}${out ? " out" : ""}${away ? " away" : ""}${view.dealer === seat && active ? " dealer" : ""}`,
       "data-testid": `seat-${seatName(seat).toLowerCase()}`,
       "data-turn": String(turn),
       "data-away": String(away),
     },
-      h("div", { class: "seat-name", title: `${seatName(seat)}: ${playerName(info)}` }, seat === view.seat ? `${seatName(seat)} · You` : seatName(seat), !spectator() && teamOf(seat) === teamOf(view.seat) && seat !== view.seat ? " · partner" : "",
-        h("span", { class: "player" }, " ", playerName(info))),
-      away ? h("div", { class: "small away-note", "data-testid": "away-note", title: "Their time ran out; they can take the seat back" }, "(away — computer playing)") : null,
-      info && info.kind === "human" && seat !== view.seat && !spectator()
-        ? h("div", { class: `small presence ${info.present ? "here" : "gone"}`, "data-testid": "presence", "data-present": String(Boolean(info.present)) },
-          info.present ? "● at the table" : "○ not connected")
-        : null,
-      hand ? h("div", { class: "small seat-line" },
-        `${hand.hand_sizes[seat]} card${hand.hand_sizes[seat] === 1 ? "" : "s"} · ${hand.tricks_won[seat]} trick${hand.tricks_won[seat] === 1 ? "" : "s"}`) : null,
-      turn || badges.length ? h("div", { class: "small seat-line" },
-        turn ? h("span", { class: "turn-note" }, seat === view.seat ? "Your turn" : "To act") : null,
-        badges.map((b) => [" ", h("span", { class: "badge" }, b)]),
-      ) : null,
+      h("div", { class: "plate" },
+        h("div", { class: "seat-name" },
+          view.dealer === seat && active ? h("span", { class: "dealer-marker", "data-testid": "dealer-marker", title: "Dealer", "aria-label": "Dealer" }, "D") : null,
+          h("span", { class: "who" }, mine ? `${seatName(seat)} · You` : seatName(seat)),
+          partner ? h("span", { class: "partner" }, " · partner") : null),
+        h("div", { class: "player" }, level),
+        away ? h("div", { class: "small away-note", "data-testid": "away-note", title: "Their time ran out; they can take the seat back" }, "(away — computer playing)") : null,
+        info && info.kind === "human" && !mine && !spectator()
+          ? h("div", { class: `small presence ${info.present ? "here" : "gone"}`, "data-testid": "presence", "data-present": String(Boolean(info.present)) },
+            info.present ? "● at the table" : "○ not connected")
+          : null,
+        h("div", { class: "seat-line" },
+          turn ? h("span", { class: "turn-note" }, mine ? "Your turn" : "To act") : null,
+          badges,
+          hand ? h("span", { class: "tricks", "data-testid": "seat-tricks", "data-count": String(tricks) }, `${tricks} trick${tricks === 1 ? "" : "s"}`) : null,
+        ),
+      ),
+      backs,
     );
   }
 
+  // The middle of the table: the trick as it is played, or before the first card who
+  // leads; while bidding the turned-up card on the kitty (or the suit turned down).
   function renderTable() {
     const view = st.body.view;
     const hand = view.hand;
-    const center = h("div", { class: "center" });
+    const center = h("div", { class: "center", "data-testid": "center" });
     const show = st.show;
     if (show && show.cards.length) {
       center.append(trickCards(show));
@@ -1217,17 +1295,19 @@ export function showMatch(root, id) {
         center.append(h("div", { class: "lead-note", "data-testid": "leader", "data-seat": String(show.leader) },
           show.leader === view.seat ? "Your lead" : `${seatName(show.leader)} leads`));
       } else if (["bid1", "name_suit", "farm"].includes(view.phase)) {
-        center.append(h("div", { class: "upcard", "data-testid": "upcard" }, h("div", { class: "small" }, "Turned up"), cardFace(hand.upcard)));
+        center.append(h("div", { class: "upcard", "data-testid": "upcard" },
+          h("div", { class: "kitty" }, cardBack(), cardBack(), cardBack(), cardFace(hand.upcard, { class: "turned-up" })),
+          h("div", { class: "small" }, `Turned up by ${who(view.dealer)}`)));
       } else if (hand.turned_down && view.phase === "bid2") {
-        center.append(h("div", { class: "upcard", "data-testid": "turned-down" }, h("div", { class: "small" }, `${suitLabel(hand.turned_down)} turned down`)));
+        center.append(h("div", { class: "upcard", "data-testid": "turned-down" },
+          h("div", { class: "kitty" }, cardBack(), cardBack(), cardBack(), cardBack()),
+          h("div", { class: "small" }, `${suitLabel(hand.turned_down)} turned down`)));
       } else if (view.phase === "discard") {
-        center.append(h("div", { class: "upcard" }, h("div", { class: "small" }, `${seatName(view.dealer)} picked up`), cardFace(hand.upcard)));
+        center.append(h("div", { class: "upcard" }, h("div", { class: "kitty" }, cardFace(hand.upcard, { class: "turned-up" })), h("div", { class: "small" }, `${who(view.dealer)} picked it up`)));
       }
     }
-    replace(el.table,
-      [0, 1, 2, 3].map(seatBox),
-      center,
-    );
+    replace(el.table, [0, 1, 2, 3].map(seatBox), center);
+    moveCards();
   }
 
   function position(seat) {
@@ -1242,7 +1322,7 @@ export function showMatch(root, id) {
       ? `${who(show.winner)} ${show.winner === view.seat ? "win" : "wins"} trick ${show.trick}`
       : `Trick ${show.trick}: ${show.leader === view.seat ? "you led" : `${seatName(show.leader)} led`}`;
     return h("div", {
-      class: `trick${done ? " won" : ""}${show.moving ? ` moving to-${position(show.winner)}` : ""}`,
+      class: `trick${done ? " won" : ""}`,
       "data-testid": "trick",
       "data-hand": String(show.hand),
       "data-trick": String(show.trick),
@@ -1251,14 +1331,85 @@ export function showMatch(root, id) {
       "data-winner": done ? String(show.winner) : "",
       "data-complete": String(done),
     },
-    show.cards.map(({ seat, card }, i) => h("div", {
-      class: `played pos-${position(seat)}${i === 0 ? " leader" : ""}${done && seat === show.winner ? " winner" : ""}${i === show.fresh ? ` fresh from-${position(seat)}` : ""}`,
-    },
-    cardFace(card, { testid: "played-card" }),
-    i === 0 ? h("span", { class: "mark" }, "led") : null,
-    done && seat === show.winner ? h("span", { class: "mark win" }, "won") : null)),
+    h("div", { class: "trick-cards" },
+      show.cards.map(({ seat, card }, i) => h("div", {
+        class: `played pos-${position(seat)}${i === 0 ? " leader" : ""}${done && seat === show.winner ? " winner" : ""}`,
+        "data-seat": String(seat),
+      },
+      cardFace(card, { testid: "played-card" }),
+      i === 0 ? h("span", { class: "mark" }, "led") : null,
+      done && seat === show.winner ? h("span", { class: "mark win" }, "won") : null))),
     h("div", { class: "caption" }, caption),
     );
+  }
+
+  // ---------------------------------------------------------------- the cards' motion
+  // Web animations (document.getAnimations() lists them, by id): a card played travels
+  // from its seat to its place in the trick ("card-travel"); a finished trick, once its
+  // time on the table is over, gathers to its winner's seat ("trick-gather"); a new hand's
+  // cards come from the dealer ("deal"). None when the pace's movement is 0: the person
+  // prefers reduced motion (pace.js), or chose a pace without it.
+  function seatAnchor(seat) {
+    if (seat === st.body.view.seat && !spectator()) return el.hand;
+    const box = el.table.querySelector(`[data-testid=seat-${seatName(seat).toLowerCase()}]`);
+    return box && (box.querySelector(".backs") || box);
+  }
+
+  function offset(from, to) {
+    const a = from.getBoundingClientRect();
+    const b = to.getBoundingClientRect();
+    return [a.left + a.width / 2 - (b.left + b.width / 2), a.top + a.height / 2 - (b.top + b.height / 2)];
+  }
+
+  function moveCards() {
+    const show = st.show;
+    const move = st.pace.move;
+    const trick = el.table.querySelector("[data-testid=trick]");
+    if (!show || !trick || !move || st.fast) return;
+    if (show.fresh >= 0 && show.travelled !== show.fresh) {
+      show.travelled = show.fresh;
+      const { seat } = show.cards[show.fresh];
+      const card = trick.querySelector(`.played[data-seat="${seat}"]`);
+      const from = seatAnchor(seat);
+      if (card && from) {
+        const [dx, dy] = offset(from, card);
+        const travel = card.animate(
+          [{ transform: `translate(${dx}px, ${dy}px) rotate(${dx > 0 ? 12 : -12}deg) scale(0.85)` }, { transform: "none" }],
+          { duration: Math.min(move * 1.2, Math.max(st.pace.card, 120)), easing: "cubic-bezier(.2,.7,.3,1)" });
+        travel.id = "card-travel";
+        trick.setAttribute("data-motion", "travel");
+      }
+    }
+    if (show.moving && !show.gathered) {
+      show.gathered = true;
+      const to = seatAnchor(show.winner);
+      trick.setAttribute("data-motion", "gather");
+      for (const card of trick.querySelectorAll(".played")) {
+        if (!to) break;
+        const [dx, dy] = offset(to, card);
+        const gather = card.animate(
+          [{ transform: "none", opacity: 1 }, { transform: `translate(${dx}px, ${dy}px) scale(0.45)`, opacity: 0.15 }],
+          { duration: move, easing: "ease-in", fill: "forwards" });
+        gather.id = "trick-gather";
+      }
+    }
+  }
+
+  // A new hand's cards come from the dealer's seat, one after another.
+  function dealCards(buttons) {
+    const move = st.pace.move;
+    const view = st.body.view;
+    if (!move || st.fast || !buttons.length || st.dealtHand === view.hand_number) return;
+    st.dealtHand = view.hand_number;
+    const from = seatAnchor(view.dealer);
+    if (!from || from === el.hand) return;
+    buttons.forEach((button, i) => {
+      const [dx, dy] = offset(from, button);
+      const deal = button.animate(
+        [{ transform: `translate(${dx}px, ${dy}px) scale(0.4)`, opacity: 0 }, { opacity: 1, offset: 0.3 }, { transform: "none", opacity: 1 }],
+        { duration: move * 1.6, delay: i * move * 0.3, easing: "ease-out", fill: "backwards" });
+      deal.id = "deal";
+    });
   }
 
   function renderHand() {
@@ -1281,7 +1432,9 @@ export function showMatch(root, id) {
     // Dimmed only when a card is to be chosen and this one may not be: while bidding, or
     // while others play, the hand is fully readable.
     const choosing = now && legalByCard.size > 0;
-    const cards = sortHand(hand.cards.filter((c) => !st.myPlayed.has(c)), hand.trump).map((card, i) => {
+    const shownCards = sortHand(hand.cards.filter((c) => !st.myPlayed.has(c)), hand.trump);
+    const n = shownCards.length;
+    const cards = shownCards.map((card, i) => {
       const legal = legalByCard.get(card) || null;
       const verb = legal ? (legal.type === "discard" ? "discard" : legal.type === "farm" ? "put out" : "play") : "";
       const shown = cardLabel(card);
@@ -1291,7 +1444,9 @@ export function showMatch(root, id) {
           : `${shown}, ${cardName(card)}`;
       return h("button", {
         type: "button",
-        class: `card-button${isRed(card) ? " red" : ""}${choosing && !legal ? " illegal" : ""}`,
+        class: `card-button ${cardClasses(card)}${choosing && !legal ? " illegal" : ""}${choosing && legal ? " playable" : ""}`,
+        // The fan: each card turned a little about a point below the hand.
+        style: `--r: ${((i - (n - 1) / 2) * 4).toFixed(1)}deg; --y: ${((i - (n - 1) / 2) ** 2 * 2.5).toFixed(1)}px`,
         "data-testid": "card",
         "data-card": card,
         "data-legal": String(Boolean(legal)),
@@ -1305,11 +1460,12 @@ export function showMatch(root, id) {
     const discard = view.phase === "discard" && now;
     replace(el.hand,
       discard ? h("p", { class: "prompt", "data-testid": "discard-prompt" }, `Choose a card to discard (you took the ${cardLabel(hand.upcard)}).`) : null,
-      h("div", { class: "cards" }, cards),
+      h("div", { class: "cards fan", "data-count": String(n) }, cards),
       hand.my_discard ? h("p", { class: "small", "data-testid": "my-discard" }, `You discarded the ${cardLabel(hand.my_discard)}.`) : null,
       hand.cards_hidden ? h("p", { class: "small", "data-testid": "cards-hidden" }, "Your cards stay face down until you name the joker's suit.") : null,
       hand.sitting_out.includes(view.seat) ? h("p", { class: "small" }, "You sit this hand out: your partner went alone.") : null,
     );
+    dealCards(cards);
   }
 
   // The bidding buttons: one per bid, and going alone as a toggle beside them (the
