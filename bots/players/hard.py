@@ -101,6 +101,10 @@ class Budget:
     # chance of each bid given the cards the deal gives that seat).
     learned_bids: bool = False
     learned_floor: float = 0.1
+    # The reading's model of the others' bids: this weight on the learned policy's chance
+    # of each bid, the rest on whether the Medium rules would have made it (1.0: the
+    # learned policy alone).
+    learned_mix: float = 1.0
 
 
 DEFAULT_BUDGET = Budget()
@@ -137,10 +141,11 @@ def _uses_learned_bids(seen: Seen, budget: Budget) -> bool:
     return budget.learned_bids and BP.applies(seen.options)
 
 
-def learned_bid_odds(seen: Seen, hands: list[int], floor: float) -> float:
+def learned_bid_odds(seen: Seen, hands: list[int], floor: float, mix: float = 1.0) -> float:
     """The odds of keeping a deal by the learned policy's reading of the others' bids:
     the product, over each other seat's bid in round one or two whose dealt cards the deal
-    fixes, of floor + (1 - floor) * the policy's chance of that bid with those cards."""
+    fixes, of floor + (1 - floor) * p, p the policy's chance of that bid with those cards
+    (with `mix` below 1: mix * that + (1 - mix) * 1 if the Medium rules make it, else 0)."""
     odds = 1.0
     round_two = 0
     for bid, phase in zip(seen.bids, seen.bid_phases, strict=True):
@@ -166,6 +171,11 @@ def learned_bid_odds(seen: Seen, hands: list[int], floor: float) -> float:
             seen.turned_down if round_ == 2 else None,
             round_ == 2 and order == 3,
         )
+        if mix < 1.0:
+            explained = (
+                round_ == 2 and order == 3 or medium_explains(seen, hand, s, bid["type"], phase)
+            )
+            p = mix * p + (1.0 - mix) * explained
         odds *= floor + (1.0 - floor) * p
     return odds
 
@@ -200,15 +210,21 @@ def bid_misses(seen: Seen, hands: list[int]) -> list[int]:
         hand = _dealt_hand(seen, hands, s)
         if hand is None:
             continue
-        if phase == "bid1":
-            order, _ = P.bid_round_one(hand, seen.upcard, s, seen.dealer, suit=seen.upcard_suit)
-            misses[s] += order != (kind == "order_up")
-        elif kind == "call" and position == 3 and stick:
+        if phase == "bid2" and kind == "call" and position == 3 and stick:
             continue  # the stuck dealer had to name a suit
-        else:
-            suit, _ = P.bid_round_two(hand, seen.turned_down, s, seen.dealer, False)
-            misses[s] += (suit is None) != (kind == "pass")
+        misses[s] += not medium_explains(seen, hand, s, kind, phase)
     return misses
+
+
+def medium_explains(seen: Seen, hand: int, s: int, kind: str, phase: str) -> bool:
+    """Whether the Medium rules, holding `hand` at seat s, would have bid or passed as
+    the bid of type `kind` did (round one: ordered up or not; round two: named a suit or
+    not)."""
+    if phase == "bid1":
+        order, _ = P.bid_round_one(hand, seen.upcard, s, seen.dealer, suit=seen.upcard_suit)
+        return order == (kind == "order_up")
+    suit, _ = P.bid_round_two(hand, seen.turned_down, s, seen.dealer, False)
+    return (suit is None) == (kind == "pass")
 
 
 # A team's points in a hand, as 000_3e53ff5bc5c6d1dc.txt measured them between Medium
@@ -284,7 +300,7 @@ def _sample(seen: Seen, rng: random.Random, budget: Budget) -> tuple[list[int], 
         if not read_bids and not read_plays:
             return hands, kitty
         if read_bids and learned:
-            odds = learned_bid_odds(seen, hands, budget.learned_floor)
+            odds = learned_bid_odds(seen, hands, budget.learned_floor, budget.learned_mix)
         else:
             odds = _bid_odds(seen, hands, budget) if read_bids else 1.0
         if read_plays:

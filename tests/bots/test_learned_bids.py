@@ -151,3 +151,6 @@ def test_a_pass_read_by_the_learned_policy_weighs_down_the_deals_where_it_held_a
     west_weak = [strong, weak, seen.hand, east]
     assert learned_bid_odds(seen, west_strong, 0.1) < 0.3 * learned_bid_odds(seen, west_weak, 0.1)
     assert learned_bid_odds(seen, west_strong, 1.0) == 1.0  # a floor of 1: nothing read
+    # Mixed wholly to the Medium rules, which order up with west's strong hand: the floor.
+    assert learned_bid_odds(seen, west_strong, 0.1, mix=0.0) == pytest.approx(0.1)
+    assert learned_bid_odds(seen, west_weak, 0.1, mix=0.0) == 1.0

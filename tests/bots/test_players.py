@@ -103,6 +103,7 @@ def test_a_player_cannot_see_other_hands(level):
         Budget(samples=6, playouts=30, maker_bonus=0.3, alone_bonus=0.5),
         Budget(samples=6, playouts=30, play_bias=True),  # contracts valued as in play
         Budget(samples=6, playouts=30, learned_bids=True),  # bids and reading learned
+        Budget(samples=6, playouts=30, learned_bids=True, learned_mix=0.5),
     ],
     ids=[
         "playouts",
@@ -112,6 +113,7 @@ def test_a_player_cannot_see_other_hands(level):
         "bid_bonuses",
         "play_bias",
         "learned_bids",
+        "learned_bids_mixed",
     ],
 )
 def test_every_kind_of_hard_search_cannot_see_other_hands(budget):
