@@ -66,7 +66,7 @@ from benchmarks._server import (  # noqa: E402
     cpu_used,
     percentile,
 )
-from games import events  # noqa: E402
+from games.log import events  # noqa: E402
 
 # The events that are moves (a person's or a computer's).
 ACTION_TYPES = sorted(events.ACTION_EVENTS)

@@ -13,8 +13,8 @@ from rest_framework.views import APIView
 
 from benchmarks.ceiling.models import Ping
 from euchre_service.urls import urlpatterns as service_urlpatterns
-from games.api_support import StrictSerializer
-from games.throttling import WritesThrottle
+from games.http.api_support import StrictSerializer
+from games.http.throttling import WritesThrottle
 
 
 class PingApi(APIView):

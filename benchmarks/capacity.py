@@ -55,7 +55,7 @@ from benchmarks._server import (  # noqa: E402
     with_path,
 )
 from benchmarks.stream import Http, Stream, sign_up  # noqa: E402
-from games.events import ACTION_EVENTS  # noqa: E402
+from games.log.events import ACTION_EVENTS  # noqa: E402
 
 WAIT_FOR_EVENT = 120.0  # seconds a person waits for the computers before giving up
 

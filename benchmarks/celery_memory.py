@@ -93,7 +93,7 @@ class Players:
         self.matches = [self.new_match(i) for i in range(self.count)]
 
     def new_match(self, slot: int):
-        from games.services import COMPUTER, ME, SeatSpec, match_create
+        from games.play.services import COMPUTER, ME, SeatSpec, match_create
 
         self.started += 1
         hard = self.hard_every and self.started % self.hard_every == 0
@@ -106,10 +106,10 @@ class Players:
         a new match in place of each that finished."""
         from bots.players import choose_action
         from games import engine as E
-        from games import eventlog
-        from games.errors import Conflict
+        from games.log import eventlog
         from games.models import Match, MatchStatus
-        from games.services import action_submit
+        from games.play.errors import Conflict
+        from games.play.services import action_submit
 
         now = time.monotonic()
         for slot, match_id in enumerate(self.matches):

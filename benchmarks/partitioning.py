@@ -71,7 +71,7 @@ INSERT_EVENT = (
     "INSERT INTO games_event (match_id, seq, type, seat, payload, created_at)"
     " VALUES (%s, %s, 'bid_passed', 1, '{}'::jsonb, now())"
 )
-NEWEST_EVENT = "SELECT id FROM games_event ORDER BY id DESC LIMIT 1"  # games/feed.py
+NEWEST_EVENT = "SELECT id FROM games_event ORDER BY id DESC LIMIT 1"  # games/http/feed.py
 
 
 def partition_sql(partitions: int) -> str:
@@ -229,9 +229,7 @@ def measure(stacks: dict[str, Stack], args: argparse.Namespace) -> None:
     import psycopg
 
     conns = {k: psycopg.connect(s.database_url, autocommit=True) for k, s in stacks.items()}
-    matches = {
-        k: [r[0] for r in c.execute("SELECT id FROM games_match")] for k, c in conns.items()
-    }
+    matches = {k: [r[0] for r in c.execute("SELECT id FROM games_match")] for k, c in conns.items()}
     figures: dict[tuple[str, str], list[float]] = {}
     seqs = itertools.count(10_000)  # past any match's own events
     rng = random.Random(15)
@@ -305,7 +303,8 @@ def explain(url: str, partitions: int) -> None:
         plan = [r[0] for r in conn.execute("EXPLAIN (COSTS OFF) " + NEWEST_EVENT)]
         touched = partitions_in(plan)
         print(
-            f"  EXPLAIN of the feed's newest-event read (games/feed.py): {len(touched)} partitions,"
+            f"  EXPLAIN of the feed's newest-event read (games/http/feed.py): "
+            f"{len(touched)} partitions,"
             " each by its primary key's index (a merge of the newest of each)"
         )
 

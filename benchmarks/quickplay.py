@@ -45,7 +45,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from benchmarks._server import Stack, add_stack_arguments, percentile  # noqa: E402
-from games import events  # noqa: E402
+from games.log import events  # noqa: E402
 
 PRESETS = ["standard", "short", "no_stick", "canadian"]
 
@@ -170,8 +170,7 @@ def main() -> int:
         deadline = time.monotonic() + args.wait + 60
         while time.monotonic() < deadline:
             left = stack.query(
-                "SELECT count(*) FROM games_match WHERE status = 'waiting'"
-                " AND quickplay_key <> ''"
+                "SELECT count(*) FROM games_match WHERE status = 'waiting' AND quickplay_key <> ''"
             )[0][0]
             if not left:
                 break
@@ -199,9 +198,7 @@ def main() -> int:
     base_ok = [b for b in baseline if b[0] == 201]
     started_at = {str(t[0]): t[4] for t in tables}
     person_waits = [
-        float(started_at[a[1]["id"]]) - a[3]
-        for a in ok
-        if started_at.get(a[1]["id"]) is not None
+        float(started_at[a[1]["id"]]) - a[3] for a in ok if started_at.get(a[1]["id"]) is not None
     ]
     table_waits = [float(t[4]) - float(t[3]) for t in tables if t[4] is not None]
     by_people = [t for t in tables if t[6] == 0]

@@ -73,8 +73,10 @@ def run(args) -> None:
     from django.contrib.auth import get_user_model
     from django.db import transaction
 
-    from games import eventlog, projections, quickplay, records, services
+    from games.log import eventlog, projections, records
     from games.models import Match, MatchStatus, Rating, RatingChange
+    from games.people import quickplay
+    from games.play import services
 
     rng = random.Random(args.seed)
     people = [get_user_model().objects.create_user(f"p{i}", password=None) for i in range(8)]

@@ -65,9 +65,9 @@ class Matches:
     def play_one(self) -> str:
         from bots.players import choose_action
         from games import engine as E
-        from games import eventlog
+        from games.log import eventlog
         from games.models import Match, MatchStatus
-        from games.services import COMPUTER, ME, SeatSpec, action_submit, match_create
+        from games.play.services import COMPUTER, ME, SeatSpec, action_submit, match_create
 
         started = time.perf_counter()
         seats = [SeatSpec(ME)] + [SeatSpec(COMPUTER, "medium")] * 3
@@ -90,7 +90,7 @@ def queue_review(match_id: str) -> None:
     """As the end of a match asks for it: the task by name on the review queue."""
     from celery import current_app
 
-    from games import later
+    from games.play import later
 
     current_app.send_task(
         later.REVIEW_MATCH, (match_id,), queue=later.queue_of(later.REVIEW_MATCH), retry=False

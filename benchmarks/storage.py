@@ -68,7 +68,7 @@ def main() -> int:
         archived = archive_all()
         moments["after archiving"] = [measured(m) for m in moments.pop("matches")]
         connections.close_all()
-        after = report(stack, f"after archiving ({archived} logs, games.archive)")
+        after = report(stack, f"after archiving ({archived} logs, games.log.archive)")
         compare_compression(stack)
         print_moments(moments)
         print(
@@ -127,7 +127,7 @@ def measured(match_id: str) -> float:
 
 def _rows_to_compact(cursor, match_id: str) -> bool:
     """Whether a hand over of the match is still rows (two deals among them)."""
-    from games import events as V  # Django is set up by now
+    from games.log import events as V  # Django is set up by now
 
     cursor.execute(
         "SELECT count(*) > 1 FROM games_event WHERE match_id = %s AND type = %s",
@@ -196,7 +196,7 @@ def archive_all() -> int:
     once EVENT_ARCHIVE_AFTER_MINUTES have passed (here: none)."""
     from django.test import override_settings
 
-    from games import archive
+    from games.log import archive
 
     with override_settings(EVENT_ARCHIVE_AFTER_MINUTES=0):
         return archive.archive_due(limit=1_000_000)

@@ -14,13 +14,14 @@ from bots.players.hard import Budget
 from bots.review import VERSION as REVIEW_VERSION
 from bots.review import Decision, ReviewBudget, review_match
 from games import engine as E
-from games import eventlog, reviews
-from games import events as V
-from games.errors import Conflict
-from games.levels import HARD
+from games.log import eventlog
+from games.log import events as V
+from games.log.levels import HARD
 from games.models import Hint, HintStatus, Match, MatchStatus, SeatKind
-from games.selectors import match_with_seats, seats_of
-from games.services import (
+from games.play import reviews
+from games.play.errors import Conflict
+from games.play.selectors import match_with_seats, seats_of
+from games.play.services import (
     MOVED,
     NOBODY_SEATED,
     NOT_CHOSEN,
@@ -28,7 +29,7 @@ from games.services import (
     computer_move,
     match_abandon,
 )
-from games.turns import plays_for_computer
+from games.play.turns import plays_for_computer
 
 log = logging.getLogger(__name__)
 
@@ -51,7 +52,7 @@ def computer_turn_play(*, match_id: Any, expected_seq: int) -> bool:
     match at which no person sits any more is abandoned instead of played.
 
     Every level but Hard chooses in well under a millisecond: at once, on this process's
-    copy of the match or under its row lock (games.services.computer_move: one statement
+    copy of the match or under its row lock (games.play.services.computer_move: one statement
     on the copy, else one read of the match, the lock). Hard searches for a second or
     more, so it chooses from a read without the lock, and its move is submitted with
     `expected_seq` (refused if the match moved meanwhile)."""

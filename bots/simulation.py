@@ -29,7 +29,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any, Self, TypeVar
 
 from games import engine as E
-from games import events as V
+from games.log import events as V
 
 from .players import PLAYERS
 from .players.hard import Budget, make_hard

@@ -1,10 +1,10 @@
 """The computer players' and the hints' Celery tasks: a thin interface over
-bots/services.py. Games asks for them by name (games.later); each is safe to run twice."""
+bots/services.py. Games asks for them by name (games.play.later); each is safe to run twice."""
 
 from celery import shared_task
 
 from bots.services import computer_turn_play, hint_compute, review_build
-from games import later
+from games.play import later
 from games.tasks import SAFE_TASK
 
 
@@ -13,7 +13,7 @@ def play_computer_turn(match_id: str, expected_seq: int) -> bool:
     """Play one computer move if the match is still at `expected_seq`. Acknowledged only
     once done, and requeued if the worker dies, so a move is never lost; the expected
     sequence number makes a second delivery a no-op. (Its pacing delay, if any, is the
-    countdown it was queued with: games.turns.)"""
+    countdown it was queued with: games.play.turns.)"""
     return computer_turn_play(match_id=match_id, expected_seq=expected_seq)
 
 
@@ -25,6 +25,6 @@ def compute_hint(hint_id: str) -> str:
 @shared_task(name=later.REVIEW_MATCH, **SAFE_TASK)
 def review_match(match_id: str) -> bool:
     """Review a finished match (bots/review.py) and store it; on the review queue
-    (games.later.BACKGROUND_TASKS), never in a computer turn's way. Safe to run twice: a
+    (games.play.later.BACKGROUND_TASKS), never in a computer turn's way. Safe to run twice: a
     review already built is kept."""
     return review_build(match_id=match_id)

@@ -4,7 +4,7 @@ Django gives every ASGI request a thread of its own for its synchronous steps
 (signals, middleware), kept until the response ends. A stream's response lasts as
 long as the client stays, so each idle client would keep a thread. Stream requests
 therefore run their few synchronous steps on one shared thread instead; their
-database reads go to the event loop's small pool (games.live.in_pool).
+database reads go to the event loop's small pool (games.live.live.in_pool).
 
 Every other request runs its synchronous steps (the view, the middleware) on a thread
 of its own that ends with the request (asgiref's ThreadSensitiveContext). Django's

@@ -58,14 +58,14 @@ MIDDLEWARE = [
     "corsheaders.middleware.CorsMiddleware",
     # Static files (the web client, the admin, the API docs) in every mode, under ASGI too.
     "whitenoise.middleware.WhiteNoiseMiddleware",
-    "games.api_support.BodySizeLimitMiddleware",
+    "games.http.api_support.BodySizeLimitMiddleware",
     # The middleware above get a DRF answer without its data (none of them reads it).
-    "games.api_support.ReleaseRenderedDataMiddleware",
+    "games.http.api_support.ReleaseRenderedDataMiddleware",
     # An unreachable database: 503 service_unavailable with Retry-After, not a 500.
-    "games.api_errors.DatabaseUnavailableMiddleware",
-    "games.api_errors.RefuseNullCharactersMiddleware",
-    # RateLimit-* headers on every answer a throttle counted (games/throttling.py).
-    "games.throttling.RateLimitHeadersMiddleware",
+    "games.http.api_errors.DatabaseUnavailableMiddleware",
+    "games.http.api_errors.RefuseNullCharactersMiddleware",
+    # RateLimit-* headers on every answer a throttle counted (games/http/throttling.py).
+    "games.http.throttling.RateLimitHeadersMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -76,7 +76,7 @@ MIDDLEWARE = [
 
 ROOT_URLCONF = "euchre_service.urls"
 # Under /api/ a CSRF failure is the API's error body; elsewhere (the admin) Django's page.
-CSRF_FAILURE_VIEW = "games.api_errors.csrf_failure"
+CSRF_FAILURE_VIEW = "games.http.api_errors.csrf_failure"
 WSGI_APPLICATION = "euchre_service.wsgi.application"
 ASGI_APPLICATION = "euchre_service.asgi.application"
 
@@ -121,7 +121,7 @@ def database_from_env(url: str, conn_max_age: int) -> dict:
     it, so the process recovers by itself after the database restarts; and connecting
     gives up after DATABASE_CONNECT_TIMEOUT seconds (psycopg's own default is 130 s,
     libpq's minimum 2), so a database that is away makes a quick 503, not a hung
-    request (games.api_errors). Several hosts (h1:5432,h2:5432) with
+    request (games.http.api_errors). Several hosts (h1:5432,h2:5432) with
     ?target_session_attrs=read-write reach whichever is the primary now: after a
     failover the service connects to the promoted standby with no change here
     (docs/operations.md, "Several nodes")."""
@@ -158,7 +158,7 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 
 def replica_from_env(conn_max_age: int) -> dict | None:
     """The `replica` alias from DATABASE_REPLICA_URL (empty: none): a read-only way into
-    the same data (a streaming replica), for the reads that may lag (games/replica.py).
+    the same data (a streaming replica), for the reads that may lag (games/log/replica.py).
     In tests it is a mirror of the default database, not a database of its own."""
     url = os.environ.get("DATABASE_REPLICA_URL", "").strip()
     if not url:
@@ -169,14 +169,14 @@ def replica_from_env(conn_max_age: int) -> dict | None:
 _replica = replica_from_env(int(os.environ.get("DATABASE_CONN_MAX_AGE", "0")))
 if _replica:
     DATABASES["replica"] = _replica
-DATABASE_ROUTERS = ["games.replica.ReplicaRouter"]
+DATABASE_ROUTERS = ["games.log.replica.ReplicaRouter"]
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # Redis serves the throttles' shared counters and (later) the live streams when
 # several API processes run side by side; without it, one process's memory.
 REDIS_URL = os.environ.get("REDIS_URL", "")
 # A cache server that is down or hung must cost a request at most this long (seconds);
-# the throttles then count in the process's memory (games/throttling.py) and try the
+# the throttles then count in the process's memory (games/http/throttling.py) and try the
 # cache again after CACHE_RETRY_SECONDS.
 CACHE_OPTIONS = {"socket_connect_timeout": 1, "socket_timeout": 1}
 CACHE_RETRY_SECONDS = float(os.environ.get("CACHE_RETRY_SECONDS", "5"))
@@ -188,8 +188,8 @@ REDIS_POOL_SIZE = int(os.environ.get("REDIS_POOL_SIZE", "32"))
 if REDIS_URL:
     CACHES = {
         "default": {
-            # Django's RedisCache with one bounded pool per process (games/redis_cache.py).
-            "BACKEND": "games.redis_cache.SharedPoolRedisCache",
+            # Django's RedisCache with one bounded pool per process (games/live/redis_cache.py).
+            "BACKEND": "games.live.redis_cache.SharedPoolRedisCache",
             "LOCATION": REDIS_URL,
             "OPTIONS": CACHE_OPTIONS,
         }
@@ -212,7 +212,7 @@ STREAM_KEEPALIVE_SECONDS = float(os.environ.get("STREAM_KEEPALIVE_SECONDS", "15"
 # A stream is closed after this long; clients reconnect (and are authenticated again).
 STREAM_MAX_SECONDS = float(os.environ.get("STREAM_MAX_SECONDS", "3600"))
 
-# The player's own feed (GET /api/v1/me/stream, games/feed.py): a Last-Event-ID whose
+# The player's own feed (GET /api/v1/me/stream, games/http/feed.py): a Last-Event-ID whose
 # events are older than this is answered 410 feed_cursor_expired (resync with /me/matches).
 FEED_RETENTION_SECONDS = float(os.environ.get("FEED_RETENTION_SECONDS", str(7 * 24 * 3600)))
 
@@ -273,13 +273,13 @@ WHITENOISE_AUTOREFRESH = DEBUG
 DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("DATA_UPLOAD_MAX_MEMORY_SIZE", "65536"))
 
 REST_FRAMEWORK = {
-    "DEFAULT_AUTHENTICATION_CLASSES": ["games.api_classes.TokenAuthentication"],
+    "DEFAULT_AUTHENTICATION_CLASSES": ["games.http.api_classes.TokenAuthentication"],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "DEFAULT_PARSER_CLASSES": ["games.api_classes.JSONParser"],
-    "EXCEPTION_HANDLER": "games.api_support.exception_handler",
+    "DEFAULT_PARSER_CLASSES": ["games.http.api_classes.JSONParser"],
+    "EXCEPTION_HANDLER": "games.http.api_support.exception_handler",
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    # Rates are "<count>/<s|min|hour|day>"; throttles are in games/throttling.py.
+    # Rates are "<count>/<s|min|hour|day>"; throttles are in games/http/throttling.py.
     "DEFAULT_THROTTLE_RATES": {
         # sign-up and sign-in attempts, per client address
         "auth": os.environ.get("THROTTLE_AUTH", "20/min"),
@@ -319,26 +319,26 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
     "ENUM_NAME_OVERRIDES": {
-        "Card": "games.api_schema.CARDS",
-        "Suit": "games.api_schema.SUITS",
+        "Card": "games.http.api_schema.CARDS",
+        "Suit": "games.http.api_schema.SUITS",
         "SeatName": "games.engine.SEAT_NAMES",
         "MatchStatus": "games.models.MatchStatus",
         # The seat's kind (a match's seats, /me/matches' players): one enum, as before.
         "SeatKindEnum": "games.models.SeatKind",
         "HintStatus": "games.models.HintStatus",
-        "HintFailure": "games.api_schema.HINT_FAILURES",
+        "HintFailure": "games.http.api_schema.HINT_FAILURES",
     },
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
-        "games.streams.schema_hook",
-        "games.feed.schema_hook",
-        "games.api_schema.schema_hook",  # after the stream is described
+        "games.http.streams.schema_hook",
+        "games.http.feed.schema_hook",
+        "games.http.api_schema.schema_hook",  # after the stream is described
     ],
 }
 
 # One revocable token per device sign-in, kept alive while it is used. A user has at
 # most TOKEN_LIMIT_PER_USER: signing in on one more device retires the oldest token
-# (games.accounts.device_token_create) rather than refusing the new device.
+# (games.people.accounts.device_token_create) rather than refusing the new device.
 REST_KNOX = {
     "TOKEN_TTL": timedelta(days=int(os.environ.get("TOKEN_TTL_DAYS", "30"))),
     "AUTO_REFRESH": True,
@@ -414,22 +414,22 @@ COMPUTER_TURN_RETRY_BACKOFF_MAX = int(os.environ.get("COMPUTER_TURN_RETRY_BACKOF
 TURN_TIMER_THREADS = env_bool("TURN_TIMER_THREADS", True)
 # The sweep also enforces turn deadlines passed by this many seconds (a lost timer task).
 TURN_TIMER_SWEEP_GRACE = int(os.environ.get("TURN_TIMER_SWEEP_GRACE", "5"))
-# Quick play (games/quickplay.py): a table waits this long for people, then computer
+# Quick play (games/people/quickplay.py): a table waits this long for people, then computer
 # players take its open seats (if the people asked for them) and it starts.
 QUICKPLAY_WAIT_SECONDS = float(os.environ.get("QUICKPLAY_WAIT_SECONDS", "20"))
-# A rematch offer (games/rematch.py) expires if not every person accepted in this time.
+# A rematch offer (games/people/rematch.py) expires if not every person accepted in this time.
 REMATCH_OFFER_SECONDS = int(os.environ.get("REMATCH_OFFER_SECONDS", "120"))
-# How long a process answers who is at a table from what it last read (games/presence.py):
+# How long a process answers who is at a table from what it last read (games/live/presence.py):
 # another process's stream is shown up to this late; 0 reads the cache for every answer.
 PRESENCE_READ_SECONDS = float(os.environ.get("PRESENCE_READ_SECONDS", "1"))
-# Spectators of one match counted (games/presence.py), each in a slot of the cache.
+# Spectators of one match counted (games/live/presence.py), each in a slot of the cache.
 SPECTATOR_SLOTS = int(os.environ.get("SPECTATOR_SLOTS", "200"))
 CELERY_TASK_DEFAULT_QUEUE = os.environ.get("CELERY_TASK_DEFAULT_QUEUE", "celery")
-# Match reviews (games.later.BACKGROUND_TASKS) go to a queue of their own, consumed by a
+# Match reviews (games.play.later.BACKGROUND_TASKS) go to a queue of their own, consumed by a
 # worker of its own (docker-compose's review-worker), so they never delay a computer turn.
 CELERY_REVIEW_QUEUE = os.environ.get("CELERY_REVIEW_QUEUE", "review")
 # A finished (or abandoned) match's log moves into one compressed archive row this long
-# after it ended (games/archive.py), by beat's games.tasks.archive_events every
+# after it ended (games/log/archive.py), by beat's games.tasks.archive_events every
 # EVENT_ARCHIVE_EVERY seconds, at most EVENT_ARCHIVE_BATCH matches a run, on the review
 # queue (background work nobody waits for).
 EVENT_ARCHIVE_AFTER_MINUTES = float(os.environ.get("EVENT_ARCHIVE_AFTER_MINUTES", "60"))

@@ -81,7 +81,7 @@ DATABASES = {
     )
 }
 _replica = replica_from_env(int(os.environ.get("DATABASE_CONN_MAX_AGE", "60")))
-if _replica:  # DATABASE_REPLICA_URL: reads that may lag go there (games/replica.py)
+if _replica:  # DATABASE_REPLICA_URL: reads that may lag go there (games/log/replica.py)
     DATABASES["replica"] = _replica
 
 CELERY_BROKER_URL = _required("CELERY_BROKER_URL", "e.g. redis://host:6379/0")
@@ -97,7 +97,7 @@ if not REDIS_URL:
     )
 CACHES = {
     "default": {
-        "BACKEND": "games.redis_cache.SharedPoolRedisCache",  # one bounded pool a process
+        "BACKEND": "games.live.redis_cache.SharedPoolRedisCache",  # one bounded pool a process
         "LOCATION": REDIS_URL,
         "KEY_PREFIX": os.environ.get("CACHE_KEY_PREFIX", "euchre"),
         "OPTIONS": CACHE_OPTIONS,  # noqa: F405

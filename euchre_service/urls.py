@@ -2,8 +2,8 @@ from django.contrib import admin
 from django.urls import path
 
 from euchre_service.health import healthz
-from games import apis, feed, streams
-from games.web import play
+from games.http import apis, feed, streams
+from games.http.web import play
 
 api = [
     path("auth/register", apis.RegisterApi.as_view(), name="register"),
@@ -47,11 +47,11 @@ api = [
     path("docs", apis.DocsApi.as_view(url_name="schema"), name="docs"),
 ]
 
-# Under /api/ Django's own error answers are the API's error body too (games/api_errors.py).
-handler400 = "games.api_errors.bad_request"
-handler403 = "games.api_errors.permission_denied"
-handler404 = "games.api_errors.not_found"
-handler500 = "games.api_errors.server_error"
+# Under /api/ Django's own error answers are the API's error body too (games/http/api_errors.py).
+handler400 = "games.http.api_errors.bad_request"
+handler403 = "games.http.api_errors.permission_denied"
+handler404 = "games.http.api_errors.not_found"
+handler500 = "games.http.api_errors.server_error"
 
 urlpatterns = [
     path("healthz", healthz, name="healthz"),

@@ -1,7 +1,7 @@
 """The admin: matches with their seats and hands, the event log, and a page for each hand.
 
 Nothing here edits a match. Matches, seats, hands and events can be looked at,
-never added, changed or deleted: a match changes only through games.services,
+never added, changed or deleted: a match changes only through games.play.services,
 Hand rows and match summaries are projections of the log, and the log is
 append-only (down to a database trigger). The one thing the admin writes is
 what `manage.py rebuild_projections` writes: a match's projections, rebuilt
@@ -10,12 +10,12 @@ from its log (an action on the match list).
 The page for a hand (/admin/games/match/<id>/hand/<number>/) is built from the
 log alone: every seat's cards from the dealt deck, the bidding and each trick
 from the events, all of it checked by replaying the log through the engine, and
-the deal's commitment checked with games.fairness.
+the deal's commitment checked with games.log.fairness.
 
 The fairness promise holds here too: a hand's deck, salt, dealt cards, kitty and
 the dealer's discard are shown only once the hand is revealed (its hand_revealed
 event), as the players see them, on the hand page and in the event log alike;
-until then, what a spectator may see (selectors.event_for_seat).
+until then, what a spectator may see (games.log.events.event_for_seat).
 """
 
 import dataclasses
@@ -33,12 +33,14 @@ from django.utils.html import format_html, format_html_join
 from django.utils.safestring import mark_safe
 
 from games import engine as E
-from games import events as V
-from games import fairness, hands, projections
-from games.deal_view import seat_cards
-from games.eventlog import LogError, events_of
-from games.levels import LEVELS
-from games.log_check import check_events
+from games.http.throttling import client_address
+from games.log import events as V
+from games.log import fairness, hands, projections
+from games.log.deal_view import seat_cards
+from games.log.eventlog import LogError, events_of
+from games.log.events import event_for_seat
+from games.log.levels import LEVELS
+from games.log.log_check import check_events
 from games.models import (
     Event,
     EventArchive,
@@ -50,8 +52,7 @@ from games.models import (
     Seat,
     SeatKind,
 )
-from games.selectors import event_for_seat
-from games.throttling import FailureLimit, client_address, normalized_name
+from games.people.accounts import FailureLimit, normalized_name
 
 TEAM_NAMES = ("south-north", "west-east")
 SUIT_SYMBOLS = dict(zip(E.SUIT_LETTERS, E.SUIT_SYMBOLS, strict=True))  # "C" -> "♣"
@@ -154,7 +155,7 @@ def hand_page_url(match_id: Any, number: int) -> str:
 
 
 def hand_record(match: Match, number: int) -> dict[str, Any]:
-    """Everything about hand `number` of `match`, read from its log (games.hands: the
+    """Everything about hand `number` of `match`, read from its log (games.log.hands: the
     log cut into hands, and the hand replayed).
 
     Every seat's cards come from the recorded deck by the engine's deal; the bidding
@@ -803,7 +804,7 @@ class MatchAdmin(ReadOnlyMixin, admin.ModelAdmin):
         rows = obj.events.count()
         if rows == obj.seq:
             return format_html('<a href="{}">{} events</a>', url, rows)
-        # The hands over of a match being played are chunks (games.archive.compact_match):
+        # The hands over of a match being played are chunks (games.log.archive.compact_match):
         # the event list shows the rows, the hand pages and the log check the whole log.
         return format_html(
             '{} events: <a href="{}">the newest {} as rows</a>, the hands before in {} chunks',

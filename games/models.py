@@ -7,10 +7,14 @@ and `manage.py rebuild_projections` rewrites them from the log.
 """
 
 import uuid
+from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.contrib.postgres.indexes import BrinIndex
 from django.db import models
+
+if TYPE_CHECKING:
+    from django.contrib.auth.base_user import AbstractBaseUser
 
 
 class MatchStatus(models.TextChoices):
@@ -30,11 +34,11 @@ class SeatKind(models.TextChoices):
 
 class Visibility(models.TextChoices):
     PRIVATE = "private", "only the seated"
-    # Anyone signed in may watch it: the spectator's view (games.events.redact, no seat).
+    # Anyone signed in may watch it: the spectator's view (games.log.events.redact, no seat).
     PUBLIC = "public", "anyone may watch"
 
 
-# The columns of a match's row that an ordinary move changes (games.services writes them,
+# The columns of a match's row that an ordinary move changes (games.play.services writes them,
 # with those that change only as the match starts or ends: status, winner_team,
 # finished_at). No index of the table may hold one (Match.Meta.indexes).
 MATCH_MOVE_FIELDS = (
@@ -47,7 +51,7 @@ MATCH_MOVE_FIELDS = (
     "turn_deadline",
     "updated_at",
 )
-# What a commit of events writes to the match's row (games.services): a move's columns,
+# What a commit of events writes to the match's row (games.play.services): a move's columns,
 # and those that change only as the match starts or ends.
 COMMITTED_FIELDS = (*MATCH_MOVE_FIELDS, "status", "winner_team", "finished_at")
 
@@ -80,20 +84,20 @@ class Match(models.Model):
     turn_seconds = models.PositiveIntegerField(null=True, blank=True)
     turn_deadline = models.DateTimeField(null=True, blank=True)
     visibility = models.CharField(max_length=8, choices=Visibility, default=Visibility.PRIVATE)
-    # Quick play (games/quickplay.py): the table's options as one key (people asking with
+    # Quick play (games/people/quickplay.py): the table's options as one key (people asking with
     # the same options sit at the same table), the level open seats are filled with when
     # the wait is over ("" if the people asked for no computer players), and when.
     quickplay_key = models.CharField(max_length=64, blank=True, default="")
     quickplay_fill_level = models.CharField(max_length=16, blank=True, default="")
     quickplay_starts_at = models.DateTimeField(null=True, blank=True)
-    # A rematch (games/rematch.py) links to the finished match it follows.
+    # A rematch (games/people/rematch.py) links to the finished match it follows.
     rematch_of = models.OneToOneField(
         "self", on_delete=models.PROTECT, null=True, blank=True, related_name="rematch"
     )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
     finished_at = models.DateTimeField(null=True, blank=True)
-    # Its log has moved into its EventArchive (games.archive, in the same transaction): the
+    # Its log has moved into its EventArchive (games.log.archive, in the same transaction): the
     # partial index below finds the ended matches still to archive without a scan of
     # every match ever played.
     log_archived = models.BooleanField(default=False)
@@ -236,7 +240,7 @@ class AppendOnly(models.Model):
 
 
 class Event(AppendOnly):
-    """One entry of a match's append-only log. Written only by games.eventlog."""
+    """One entry of a match's append-only log. Written only by games.log.eventlog."""
 
     # No index of its own: the unique (match, seq) index leads with the match and serves
     # every read of a match's events (an index on the match alone cost ~30 bytes an event).
@@ -264,21 +268,21 @@ class Event(AppendOnly):
 
 class EventArchive(AppendOnly):
     """A match's whole log, moved here in one row some time after the match ended
-    (games.archive): every field of every event, compressed, in place of its Event rows
+    (games.log.archive): every field of every event, compressed, in place of its Event rows
     (about 150 bytes of row header, ids and index entries each, before the payload).
-    Read through games.eventlog.events_of like the rows it replaces; a database trigger
+    Read through games.log.eventlog.events_of like the rows it replaces; a database trigger
     refuses to change or remove it, and lets an Event row go only once an archive of
     its match covers its seq."""
 
     match = models.OneToOneField(
         Match, on_delete=models.PROTECT, primary_key=True, related_name="event_archive"
     )
-    # zlib of the canonical JSON (games.archive.canonical): [id, seq, type, seat, payload,
+    # zlib of the canonical JSON (games.log.archive.canonical): [id, seq, type, seat, payload,
     # created_at] per event, in seq order.
     data = models.BinaryField()
     count = models.PositiveIntegerField()
     last_seq = models.PositiveIntegerField()
-    # The events' global ids (the feed's cursors, games.feed): the first and the last.
+    # The events' global ids (the feed's cursors, games.http.feed): the first and the last.
     first_event_id = models.BigIntegerField()
     last_event_id = models.BigIntegerField(db_index=True)
     sha256 = models.CharField(max_length=64, help_text="Of the canonical JSON, uncompressed.")
@@ -293,9 +297,9 @@ class EventArchive(AppendOnly):
 class EventChunk(AppendOnly):
     """Some of a match's events while it is played: the hands already over (every event
     before the newest hand_dealt), moved here from their rows soon after each hand ends
-    (games.archive.compact_match), compressed as an archive is (with a preset dictionary of
+    (games.log.archive.compact_match), compressed as an archive is (with a preset dictionary of
     the strings events repeat: a hand is too short for zlib to learn them). Read through
-    games.eventlog.events_of like the rows they replace; a database trigger refuses to
+    games.log.eventlog.events_of like the rows they replace; a database trigger refuses to
     change one, lets one go only once its match's EventArchive covers it, and lets an
     Event row go only once a chunk (or the archive) of its match covers its seq. The
     archive of an ended match takes in its chunks."""
@@ -306,9 +310,9 @@ class EventChunk(AppendOnly):
     )
     first_seq = models.PositiveIntegerField()
     last_seq = models.PositiveIntegerField()
-    # The newest event's global id (the feed's cursors, games.feed).
+    # The newest event's global id (the feed's cursors, games.http.feed).
     last_event_id = models.BigIntegerField()
-    # zlib (archive.CHUNK_DICTIONARY) of the canonical JSON (games.archive.canonical) of seqs
+    # zlib (archive.CHUNK_DICTIONARY) of the canonical JSON (games.log.archive.canonical) of seqs
     # first_seq..last_seq.
     data = models.BinaryField()
     sha256 = models.CharField(max_length=64, help_text="Of the canonical JSON, uncompressed.")
@@ -329,7 +333,7 @@ class EventChunk(AppendOnly):
 
 
 class IdempotencyKeys(models.Model):
-    """A person's Idempotency-Keys at one match, packed PAGE_KEYS to a row (games.idempotency):
+    """A person's Idempotency-Keys at one match, packed PAGE_KEYS to a row (games.play.idempotency):
     for each key, its 64-bit digest (`keys`, 8 bytes each) and, at the same position in
     `entries` (32 bytes each), the request's hash (128 bits), the match's seq after the
     action, when it was used (to the second) and the turn deadline the answer showed.
@@ -471,7 +475,7 @@ class ReviewStatus(models.TextChoices):
 
 
 class MatchReview(models.Model):
-    """The review of a finished match (games/reviews.py; worked out by the task
+    """The review of a finished match (games/play/reviews.py; worked out by the task
     later.REVIEW_MATCH, bots/review.py): every person's decisions valued, the biggest
     mistakes per hand, each person's accuracy. Rebuilt from the log on demand
     (`manage.py review_match`), so it is a projection, not a record."""
@@ -500,7 +504,7 @@ class MatchReview(models.Model):
 
 
 # ---------------------------------------------------------------- records and ratings
-# Projections of the logs of finished matches (games/records.py): written in the same
+# Projections of the logs of finished matches (games/log/records.py): written in the same
 # transaction as a match's match_finished event, and rewritten from the logs by
 # `manage.py rebuild_projections` (--all rebuilds the ratings too, in finish order).
 
@@ -515,6 +519,17 @@ class Opposition(models.TextChoices):
     MEDIUM = "medium", "computer: medium"
     HARD = "hard", "computer: hard"
     MIXED = "mixed", "a person and a computer, or two levels"
+
+
+# A guest (games.people.accounts.guest_create) is a user whose name bears the prefix no
+# registered name may take (the API refuses it): their record is kept (MatchRecord.guest),
+# shown to them alone, and never rated.
+GUEST_PREFIX = "guest-"
+
+
+def is_guest(user: "AbstractBaseUser") -> bool:
+    """A guest's name has the prefix no registered name may take (the API refuses it)."""
+    return user.get_username().casefold().startswith(GUEST_PREFIX)
 
 
 class MatchRecord(models.Model):
@@ -556,7 +571,7 @@ class MatchRecord(models.Model):
 
 
 class Rating(models.Model):
-    """A registered person's skill rating (openskill PlackettLuce; games/ratings.py)."""
+    """A registered person's skill rating (openskill PlackettLuce; games/log/ratings.py)."""
 
     user = models.OneToOneField(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, primary_key=True, related_name="rating"

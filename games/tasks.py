@@ -1,5 +1,5 @@
 """The game's own Celery tasks: turn deadlines and the periodic sweep. Each is safe to
-run twice. Games queues tasks only by name, through games.later (which names these
+run twice. Games queues tasks only by name, through games.play.later (which names these
 too); the computer players' and the hints' tasks are bots.tasks (bots sits above games)."""
 
 from datetime import timedelta
@@ -11,7 +11,7 @@ from django.db import InterfaceError, OperationalError
 from django.utils import timezone
 from knox.models import get_token_model
 
-from games import archive, later, quickplay, reviews
+from games.log import archive
 from games.models import (
     Hint,
     HintStatus,
@@ -21,8 +21,10 @@ from games.models import (
     MatchStatus,
     SeatKind,
 )
-from games.services import match_abandon, seat_time_out
-from games.turns import enqueue_computer_turn
+from games.people import quickplay
+from games.play import later, reviews
+from games.play.services import match_abandon, seat_time_out
+from games.play.turns import enqueue_computer_turn
 
 # A database that is restarting, a connection cut, a lock not had in time: the task
 # is retried with back-off (1, 2, 4, ... seconds, jittered, bounded) rather than left
@@ -53,7 +55,7 @@ def sweep() -> int:
     HINT_STALE_AFTER seconds (a lost task) as failed; queue again the match reviews pending
     for longer than REVIEW_STALE_AFTER seconds (a lost task; failed, review_timed_out, after
     REVIEW_MAX_ATTEMPTS) and ask for those of lately finished matches that have none
-    (games.reviews.reviews_sweep); start the quick play tables whose wait ended
+    (games.play.reviews.reviews_sweep); start the quick play tables whose wait ended
     TURN_TIMER_SWEEP_GRACE seconds ago (a lost start_quickplay)."""
     live = Match.objects.filter(status__in=(MatchStatus.WAITING, MatchStatus.ACTIVE))
     unattended = live.exclude(seats__kind=SeatKind.HUMAN).values_list("pk", flat=True)
@@ -80,7 +82,7 @@ def sweep() -> int:
 
 
 def start_table(match_id: str) -> bool:
-    """A quick play table's wait is over (games.quickplay.quickplay_start)."""
+    """A quick play table's wait is over (games.people.quickplay.quickplay_start)."""
     return quickplay.quickplay_start(match_id=match_id)
 
 
@@ -91,7 +93,7 @@ def prune() -> dict[str, int]:
     """Delete what has expired: a person's Idempotency-Keys at a match once the newest is
     older than IDEMPOTENCY_KEY_HOURS (and the rows of the table before it), and device
     tokens past their expiry (a request checks only its own token's expiry:
-    games.api_classes). In batches, so that no one statement holds many row locks."""
+    games.http.api_classes). In batches, so that no one statement holds many row locks."""
     cutoff = timezone.now() - timedelta(hours=settings.IDEMPOTENCY_KEY_HOURS)
     # created_at is indexed (BRIN) and never later than updated_at.
     expired = IdempotencyKeys.objects.filter(created_at__lt=cutoff, updated_at__lt=cutoff)
@@ -112,12 +114,12 @@ def _delete_in_batches(rows: Any) -> int:
 
 def archive_events() -> int:
     """Move the logs of matches ended EVENT_ARCHIVE_AFTER_MINUTES ago into their archive
-    rows (games.archive), EVENT_ARCHIVE_BATCH at most; the rest at the next run."""
+    rows (games.log.archive), EVENT_ARCHIVE_BATCH at most; the rest at the next run."""
     return archive.archive_due()
 
 
 def compact_log(match_id: str) -> int:
-    """Move the hands over of a match into a chunk (games.archive.compact_match), queued as
+    """Move the hands over of a match into a chunk (games.log.archive.compact_match), queued as
     the next hand is dealt; how many events moved."""
     return archive.compact_match(match_id)
 

@@ -32,7 +32,7 @@ def _fresh_throttle_counters():
     """Throttle counters live in the shared cache (Redis in the test run): start each test clean."""
     from django.core.cache import cache
 
-    from games import shared_cache
+    from games.live import shared_cache
 
     cache.clear()
     shared_cache.reset()

@@ -18,7 +18,7 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from games.levels import DEFAULT_LEVEL, EASY, HARD, MEDIUM, RANDOM
+from games.log.levels import DEFAULT_LEVEL, EASY, HARD, MEDIUM, RANDOM
 
 from .easy import easy_player
 from .hard import Budget, hard_player
@@ -33,7 +33,7 @@ def random_player(view: View, rng: random.Random) -> dict[str, Any]:
     return rng.choice(view["legal_actions"])
 
 
-# One player for each of the levels games offers (games.levels), in its order.
+# One player for each of the levels games offers (games.log.levels), in its order.
 PLAYERS: dict[str, Player] = {
     RANDOM: random_player,
     EASY: easy_player,

@@ -1,7 +1,7 @@
 """The reference opponent: plain determinized search with a double-dummy solver.
 
 A yardstick built to a fixed recipe, for simulations only (it is not a level people
-choose: games.levels offers random, easy, medium, hard; bots.simulation registers this
+choose: games.log.levels offers random, easy, medium, hard; bots.simulation registers this
 one as "reference"):
 
 - bidding, the dealer's discard and defending alone: the Medium rules (bots/policy.py);
@@ -52,9 +52,7 @@ def reference_player(
     return card_search(seen, ((*sample_hidden(seen, rng), 1) for _ in range(samples)))
 
 
-def card_search(
-    seen: Seen, deals: Iterable[tuple[list[int], list[int], float]]
-) -> dict[str, Any]:
+def card_search(seen: Seen, deals: Iterable[tuple[list[int], list[int], float]]) -> dict[str, Any]:
     """The card whose weighted total of solved points over `deals` (the hidden hands, the
     kitty, the deal's weight; drawn as the search goes) is the best, ties to the card the
     Medium rules would play: the card play of both reference opponents."""

@@ -1,7 +1,7 @@
 """The second reference opponent: the reference's card play with learned bids.
 
 A yardstick built to a fixed recipe, for simulations only (bots.simulation registers it
-as "reference_plus"; games.levels does not offer it), after the literature's textbook
+as "reference_plus"; games.log.levels does not offer it), after the literature's textbook
 player that beats plain determinized search by its bids:
 
 - bids from the fitted double-dummy value of each contract (bots/bidding_model.py,
@@ -246,9 +246,7 @@ def _bid(seen: Seen, rng: random.Random, samples: int) -> dict[str, Any]:
     position = (seen.seat - seen.dealer) % 4
     alone_ok = any(a.get("alone") for a in legal)
     if seen.phase == "bid1":
-        trump = model_bid(
-            seen.hand, 1, position, seen.upcard, None, False, alone_ok, thresholds()
-        )
+        trump = model_bid(seen.hand, 1, position, seen.upcard, None, False, alone_ok, thresholds())
         wanted = {"type": "order_up"}
     else:
         stuck = find(legal, type="pass") is None

@@ -16,7 +16,7 @@ from bots.simulation import SIMULATION_PLAYERS, simulate_duplicate
 from games import engine as E
 from games.engine.cards import mask_of
 from games.engine.seen import read_view
-from games.levels import LEVELS
+from games.log.levels import LEVELS
 from tests.engine.helpers import cards
 
 from .positions import new_hand

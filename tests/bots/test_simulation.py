@@ -9,7 +9,7 @@ from bots.hard_variants import compare_variants
 from bots.players import PLAYERS
 from bots.players.hard import Budget
 from bots.simulation import SIMULATION_PLAYERS, simulate, simulate_duplicate, wilson
-from games.levels import LEVELS
+from games.log.levels import LEVELS
 
 
 def test_wilson_interval():

@@ -6,8 +6,8 @@ import logging
 import pytest
 
 from bots import players
-from games import services
 from games.models import Event, Match, Seat
+from games.play import services
 from games.tasks import sweep_waiting_matches
 from tests.bots.test_worker import person_and_computers
 
@@ -20,7 +20,6 @@ def broken(view, rng):
 
 def illegal(view, rng):
     return {"type": "play", "card": "XX"}
-
 
 
 def person_passes(match: Match, user) -> int:

@@ -7,9 +7,10 @@ from django.conf import settings as django_settings
 from django.contrib.auth import get_user_model
 
 from euchre_service.celery import app as celery_app
-from games import eventlog, hints, log_check, selectors, services
+from games.log import eventlog, log_check
 from games.models import Event, Hint, Match, MatchReview
-from games.services import SeatSpec
+from games.play import hints, selectors, services
+from games.play.services import SeatSpec
 from games.tasks import sweep_waiting_matches
 from tests.bots.worker_support import ARTIFACTS, Beat, Worker, use_broker, wait_until
 

@@ -11,9 +11,9 @@ from django.conf import settings as django_settings
 from django.contrib.auth import get_user_model
 from django.db import connection
 
-from games import hints, services
 from games.models import Event, Hint, Match
-from games.services import SeatSpec
+from games.play import hints, services
+from games.play.services import SeatSpec
 from tests.bots import worker_support
 from tests.bots.test_worker import real_broker  # noqa: F401 - a fixture
 from tests.bots.worker_support import ARTIFACTS, QUEUE, Worker, wait_until

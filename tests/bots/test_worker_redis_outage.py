@@ -22,9 +22,10 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.db import connection
 
-from games import archive, log_check, services
+from games.log import archive, log_check
 from games.models import Match
-from games.services import SeatSpec
+from games.play import services
+from games.play.services import SeatSpec
 from tests.bots import worker_support
 from tests.bots.worker_support import QUEUE, Beat, Worker, use_broker, wait_until
 from tests.redis_server import RedisServer

@@ -19,7 +19,7 @@ ARTIFACTS = ROOT / "test-artifacts"
 # A queue of this test run's own, so that two test runs sharing a Redis never take
 # each other's tasks.
 QUEUE = f"test-{uuid.uuid4().hex[:10]}"
-# Its match reviews' queue (games.later.BACKGROUND_TASKS): the test workers consume both.
+# Its match reviews' queue (games.play.later.BACKGROUND_TASKS): the test workers consume both.
 REVIEW_QUEUE = f"{QUEUE}-review"
 _started: list["Worker"] = []
 

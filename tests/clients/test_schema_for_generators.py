@@ -4,7 +4,7 @@ from typing import Any
 
 import yaml
 
-from games.api_schema import or_null
+from games.http.api_schema import or_null
 from tests.bots.worker_support import ROOT
 
 

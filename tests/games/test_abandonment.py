@@ -7,8 +7,8 @@ import pytest
 from django.utils import timezone
 
 from bots.tasks import play_computer_turn
-from games import services
 from games.models import Event, Match, Seat
+from games.play import services
 from games.tasks import sweep_waiting_matches
 from tests.games.helpers import COMPUTERS, OPEN, act, create_match, view
 

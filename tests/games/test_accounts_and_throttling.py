@@ -239,7 +239,7 @@ class _Request:
 
 
 def test_the_client_address_counts_trusted_hops_from_the_right(settings):
-    from games.throttling import client_address
+    from games.http.throttling import client_address
 
     settings.TRUSTED_PROXY_COUNT = 0
     assert client_address(_Request("192.0.2.1", "1.2.3.4")) == "192.0.2.1"
@@ -334,11 +334,11 @@ def test_signing_in_on_a_51st_device_retires_the_oldest_token_instead_of_a_403()
 
 def test_every_throttled_view_uses_the_one_fail_open_throttle_base():
     """So that every throttled endpoint keys on the real address and survives the cache
-    going down (games.throttling.ServiceThrottle)."""
+    going down (games.http.throttling.ServiceThrottle)."""
     from django.urls import get_resolver
     from rest_framework.settings import api_settings
 
-    from games.throttling import ServiceThrottle
+    from games.http.throttling import ServiceThrottle
 
     assert api_settings.DEFAULT_THROTTLE_CLASSES == []
     throttled = {}

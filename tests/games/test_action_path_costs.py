@@ -16,8 +16,9 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from bots.services import computer_turn_play
-from games import log_check, projections, selectors
+from games.log import log_check, projections
 from games.models import COMMITTED_FIELDS, Event, Hand, Match, Seat, SeatKind
+from games.play import selectors
 from tests.conftest import make_player
 from tests.games.helpers import act, four_player_match, to_the_first_card, view
 

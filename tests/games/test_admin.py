@@ -9,10 +9,11 @@ from django.test import TestCase
 from django.urls import reverse
 from django.utils import timezone
 
-from games import eventlog, services
-from games.deal_view import seat_cards
+from games.log import eventlog
+from games.log.deal_view import seat_cards
 from games.models import Event, Hand, Match, MatchStatus
-from games.services import SeatSpec
+from games.play import services
+from games.play.services import SeatSpec
 from tests.games.test_commands import play_to_the_end
 
 pytestmark = pytest.mark.django_db

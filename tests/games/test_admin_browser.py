@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from django.test import Client
 
-from games import services
-from games.services import SeatSpec
+from games.play import services
+from games.play.services import SeatSpec
 from tests.games.test_commands import play_to_the_end
 from tests.web.support import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, DESKTOP
 

@@ -12,9 +12,10 @@ from django.test import TestCase
 from django.urls import reverse
 from django.utils import timezone
 
-from games import eventlog, hints, services
+from games.log import eventlog
 from games.models import Hint, HintStatus, Match, MatchStatus
-from games.services import SeatSpec
+from games.play import hints, services
+from games.play.services import SeatSpec
 
 pytestmark = pytest.mark.django_db
 

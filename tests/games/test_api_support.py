@@ -1,12 +1,12 @@
-"""The strict input serializers' fields (games/api_support.py): each serializer instance
+"""The strict input serializers' fields (games/http/api_support.py): each serializer instance
 binds copies of its own, made without DRF's deep copy for a plain field."""
 
 import threading
 
 from rest_framework import serializers
 
-from games.api_support import StrictSerializer
-from games.apis import MatchActionApi
+from games.http.api_support import StrictSerializer
+from games.http.apis import MatchActionApi
 
 Action = MatchActionApi.MatchActionInputSerializer
 

@@ -8,11 +8,11 @@ import pytest
 from django.test import Client
 
 from games import engine as E
-from games import services
 from games.engine.options import LONE_LEAD_CHOICES, TARGET_SCORE_MAX, TARGET_SCORE_MIN
-from games.errors import BadInput
-from games.levels import DEFAULT_LEVEL, LEVELS
-from games.services import SeatSpec
+from games.log.levels import DEFAULT_LEVEL, LEVELS
+from games.play import services
+from games.play.errors import BadInput
+from games.play.services import SeatSpec
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,4 @@
-"""A finished match's log moved into one compressed archive row (games.archive, issue 15's
+"""A finished match's log moved into one compressed archive row (games.log.archive, issue 15's
 storage goal): every reader gives the same answers as before, the database still refuses
 to change or lose an event, and the archiver is safe to run twice or twice at once."""
 
@@ -21,10 +21,12 @@ from django.test import AsyncClient, RequestFactory
 from django.utils import timezone
 
 from bots.services import review_build
-from games import archive, eventlog, feed, hands, later, log_check, projections, selectors
 from games import engine as E
 from games.admin import hand_record
+from games.http import feed
+from games.log import archive, eventlog, hands, log_check, projections
 from games.models import Event, EventArchive, Hand, Match, MatchStatus
+from games.play import later, selectors
 from games.tasks import archive_events
 from tests.conftest import make_player
 from tests.games import helpers

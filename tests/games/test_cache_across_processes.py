@@ -1,5 +1,5 @@
-"""What a process keeps between requests (the folded state of a match, games.eventlog; the
-match's row and seats, games.selectors) is never acted on once another process has moved
+"""What a process keeps between requests (the folded state of a match, games.log.eventlog; the
+match's row and seats, games.play.selectors) is never acted on once another process has moved
 the match on or changed its seats: an action decided on the copy is written only if the
 match is still at the copy's seq (one statement), and otherwise, as every action without
 a copy, reads the match's row and seats under the row lock and folds whatever was
@@ -16,7 +16,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from bots.services import computer_turn_play
-from games import log_check
+from games.log import log_check
 from games.models import Event, Hand, Match, Seat, SeatKind
 from tests.bots import worker_support
 from tests.bots.worker_support import ROOT
@@ -27,7 +27,8 @@ SECOND_PROCESS = """
 import json, sys, django
 django.setup()
 from django.contrib.auth import get_user_model
-from games import eventlog, services
+from games.log import eventlog
+from games.play import services
 from games import engine as E
 from games.models import Event, Match
 what, match_id, username = sys.argv[1:4]
@@ -175,7 +176,7 @@ def _tried_the_copy_then_the_lock(queries: CaptureQueriesContext) -> bool:
 
 @pytest.mark.django_db
 def test_a_match_read_with_its_seats_answers_them_without_a_query(django_assert_num_queries):
-    from games import selectors
+    from games.play import selectors
 
     names = ("s", "w", "n", "e")
     clients = [make_player(name)[1] for name in names]

@@ -28,7 +28,7 @@ def cache_server(settings, tmp_path):
         server.start()
         settings.CACHES = {
             "default": {
-                "BACKEND": "games.redis_cache.SharedPoolRedisCache",
+                "BACKEND": "games.live.redis_cache.SharedPoolRedisCache",
                 "LOCATION": server.url,
                 "OPTIONS": settings.CACHE_OPTIONS,
             }
@@ -54,7 +54,7 @@ def outage_warnings(caplog, what: str = "the cache") -> list[str]:
     return [
         r.getMessage()
         for r in caplog.records
-        if r.name == "games.outage" and r.getMessage().startswith(what + " ")
+        if r.name == "games.live.outage" and r.getMessage().startswith(what + " ")
     ]
 
 
@@ -281,8 +281,8 @@ def test_a_hung_cache_costs_a_request_at_most_its_socket_timeout(
 
 def count_cache_commands(monkeypatch) -> list[int]:
     """[how many commands the service's cache client has been asked for], from now on:
-    each takes a client of the shared pool (games.redis_cache.SharedPoolClient)."""
-    from games.redis_cache import SharedPoolClient
+    each takes a client of the shared pool (games.live.redis_cache.SharedPoolClient)."""
+    from games.live.redis_cache import SharedPoolClient
 
     asked = [0]
     get_client = SharedPoolClient.get_client
@@ -304,7 +304,7 @@ def test_commits_while_live_updates_redis_is_down_warn_once_and_do_not_wait(
     poll the log) instead of each waiting a second, and the outage is one warning, not
     one per commit. Once Redis answers, commits publish again. (Publications asked of
     the frozen server are counted, not timed: each is one socket timeout.)"""
-    from games import live
+    from games.live import live
 
     server = RedisServer(tmp_path).start()
     try:
@@ -339,7 +339,7 @@ def test_commits_while_live_updates_redis_is_down_warn_once_and_do_not_wait(
 
 
 def count_publications(monkeypatch) -> list[int]:
-    """[how many publications were asked of Redis], from now on (games.live._publish)."""
+    """[how many publications were asked of Redis], from now on (games.live.live._publish)."""
     import redis
 
     asked = [0]

@@ -11,9 +11,10 @@ from django.core.management import CommandError, call_command
 from django.db import transaction
 from django.test import TestCase
 
-from games import eventlog, fairness, services
+from games.log import eventlog, fairness
 from games.models import Hand, Match, MatchStatus
-from games.services import SeatSpec
+from games.play import services
+from games.play.services import SeatSpec
 
 SEATS = [SeatSpec("me")] + [SeatSpec("computer", "random")] * 3
 

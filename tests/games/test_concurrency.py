@@ -8,8 +8,8 @@ import psycopg
 import pytest
 from django.db import connection, transaction
 
-from games import selectors
 from games.models import Event
+from games.play import selectors
 from tests.bots.worker_support import database_url_for_tests
 from tests.conftest import make_player
 from tests.games.helpers import act, four_player_match, view

@@ -1,4 +1,4 @@
-"""The cursor lists (games.apis.CursorPages: GET /me/matches, GET /users/{username}/matches):
+"""The cursor lists (games.http.apis.CursorPages: GET /me/matches, GET /users/{username}/matches):
 a cursor the list did not give is 400 invalid_cursor, never a 500 or a silent first page
 (issue 33), and the cursors it gives page through it, forward and back."""
 
@@ -7,7 +7,7 @@ from base64 import b64encode
 import pytest
 from django.urls import get_resolver
 
-from games.apis import CursorPages
+from games.http.apis import CursorPages
 from tests.games.helpers import COMPUTERS, OPEN, assert_error, create_match, play_to_the_end
 
 pytestmark = pytest.mark.django_db(transaction=True)  # computer turns run on commit

@@ -1,4 +1,4 @@
-"""The error-code catalogue (games/error_codes.py): every code the code base can answer
+"""The error-code catalogue (games/http/error_codes.py): every code the code base can answer
 with is in it, with the status it is answered with, and docs/errors.md is generated from it.
 
 How the codes are found (tests can only be as honest as this): the source of games/, bots/
@@ -21,10 +21,10 @@ from pathlib import Path
 
 import pytest
 
-from games import error_codes
 from games.engine import RuleError, RuleKind
 from games.engine.errors import KINDS
-from games.error_codes import CATALOGUE, ENGINE_INTERNAL
+from games.http import error_codes
+from games.http.error_codes import CATALOGUE, ENGINE_INTERNAL
 
 ROOT = Path(__file__).resolve().parents[2]
 SOURCES = ["games", "bots", "euchre_service"]
@@ -153,7 +153,7 @@ def raised_codes() -> tuple[dict[str, list[str]], list[str], list[tuple[str, str
 
 def handler_codes() -> set[str]:
     from euchre_service import gunicorn_errors
-    from games import api_support
+    from games.http import api_support
 
     # The handler's table, its fallback for a DRF exception it has no code for, gunicorn's.
     return set(api_support._CODES.values()) | {"error"} | set(gunicorn_errors.CODES.values())
@@ -174,8 +174,8 @@ def test_every_code_the_code_base_can_answer_with_is_in_the_catalogue(scan):
     codes = (set(found) | handler_codes()) - ENGINE_INTERNAL
     missing = {code: found.get(code, ["the exception handler"]) for code in codes - set(CATALOGUE)}
     assert not missing, (
-        "codes missing from games/error_codes.py CATALOGUE (add a line each, then "
-        f"`python -m games.error_codes > docs/errors.md`): {missing}"
+        "codes missing from games/http/error_codes.py CATALOGUE (add a line each, then "
+        f"`python -m games.http.error_codes > docs/errors.md`): {missing}"
     )
     # The scan does find them: a sample from each source of codes.
     assert {"stale_sequence", "must_follow_suit", "payload_too_large", "not_found"} <= codes
@@ -193,10 +193,10 @@ def test_the_engine_internal_codes_are_the_engines_and_unreachable_from_a_reques
 
 def test_an_error_class_answers_with_a_status_its_codes_are_catalogued_with(scan):
     """BadInput("x") answers 400, so "x" must be catalogued with 400 (and so on)."""
-    from games import errors
+    from games.play import errors
 
-    importlib.import_module("games.streams")  # defines Unauthenticated
-    importlib.import_module("games.apis")
+    importlib.import_module("games.http.streams")  # defines Unauthenticated
+    importlib.import_module("games.http.apis")
 
     def subclasses(cls):
         for sub in cls.__subclasses__():
@@ -221,7 +221,7 @@ def engine_codes() -> list[str]:
 
 @pytest.mark.parametrize("code", engine_codes())
 def test_a_rules_code_is_answered_with_its_catalogued_status(code):
-    from games.errors import from_rule_error
+    from games.play.errors import from_rule_error
 
     assert from_rule_error(RuleError(code, "Because.")).status == CATALOGUE[code].statuses[0]
 
@@ -237,8 +237,8 @@ def test_codes_are_snake_case_with_statuses_and_a_sentence():
 def test_docs_errors_md_is_generated_from_the_catalogue():
     page = (ROOT / "docs" / "errors.md").read_text()
     assert page == error_codes.render_markdown(), (
-        "docs/errors.md differs from games/error_codes.py: run "
-        "`python -m games.error_codes > docs/errors.md`"
+        "docs/errors.md differs from games/http/error_codes.py: run "
+        "`python -m games.http.error_codes > docs/errors.md`"
     )
     for code in CATALOGUE:
         assert f"| `{code}` |" in page
@@ -252,7 +252,7 @@ def test_every_code_the_engine_raises_has_a_kind_and_the_table_has_no_other(scan
 
 
 def test_each_kind_of_rules_error_has_its_own_status():
-    from games.errors import ERROR_OF_KIND
+    from games.play.errors import ERROR_OF_KIND
 
     assert {kind: ERROR_OF_KIND[kind].status for kind in RuleKind} == {
         RuleKind.MALFORMED: 400,
@@ -263,14 +263,14 @@ def test_each_kind_of_rules_error_has_its_own_status():
 
 def test_a_rules_code_nobody_gave_a_kind_is_never_answered_with_a_guessed_status():
     """Before, a code missing from the hand-kept lists became a 422 unnoticed."""
-    from games.errors import from_rule_error
+    from games.play.errors import from_rule_error
 
     with pytest.raises(KeyError):
         from_rule_error(RuleError("a_code_nobody_listed", "Because."))
 
 
 def test_a_seat_that_is_not_a_seat_is_malformed_input_400_not_an_illegal_move():
-    from games.errors import from_rule_error
+    from games.play.errors import from_rule_error
 
     assert RuleError("invalid_seat", "A seat is a number from 0 to 3.").kind == RuleKind.MALFORMED
     assert from_rule_error(RuleError("invalid_seat", "Because.")).status == 400

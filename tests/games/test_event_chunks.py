@@ -1,5 +1,5 @@
 """A match being played keeps about one hand as rows (issue 33): each hand over moves into a
-compressed chunk (games.archive.compact_match, queued as the next hand is dealt). Every
+compressed chunk (games.log.archive.compact_match, queued as the next hand is dealt). Every
 reader gives the same answers from the chunks, the database still refuses to change or
 lose an event, and the compaction is safe against itself, the readers and the archiver."""
 
@@ -18,9 +18,11 @@ from celery import current_app
 from django.db import connections
 from django.urls import reverse
 
-from games import archive, eventlog, feed, later
-from games import events as V
+from games.http import feed
+from games.log import archive, eventlog
+from games.log import events as V
 from games.models import Event, EventArchive, EventChunk, Match
+from games.play import later
 from tests.bots.worker_support import use_broker
 from tests.conftest import make_player
 from tests.games import helpers
@@ -45,9 +47,7 @@ def deals(match) -> list[int]:
     return [e.seq for e in eventlog.events_of(match) if e.type == V.HAND_DEALT]
 
 
-def test_the_hands_over_move_into_one_chunk_and_every_reader_answers_the_same(
-    alice, finished
-):
+def test_the_hands_over_move_into_one_chunk_and_every_reader_answers_the_same(alice, finished):
     _user, client = alice
     before = answers(finished, client)
     whole = fields(eventlog.events_of(finished))
@@ -200,7 +200,8 @@ EMBEDDED_MATCH = """
 from django.core.management import call_command
 from django.contrib.auth import get_user_model
 from django.test import override_settings
-from games import archive, eventlog, services
+from games.log import archive, eventlog
+from games.play import services
 from games.models import EventArchive, EventChunk, Match
 call_command("migrate", verbosity=0)
 user = get_user_model().objects.create_user("alice")

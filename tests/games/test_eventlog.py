@@ -1,11 +1,12 @@
-"""games.eventlog.load: the state a match row stands for."""
+"""games.log.eventlog.load: the state a match row stands for."""
 
 import pytest
 from django.test import TestCase
 
-from games import eventlog, services
+from games.log import eventlog
 from games.models import Event, Match
-from games.services import SeatSpec
+from games.play import services
+from games.play.services import SeatSpec
 
 pytestmark = pytest.mark.django_db
 

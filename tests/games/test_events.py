@@ -1,4 +1,4 @@
-"""games/events.py is the one definition of the event vocabulary."""
+"""games/log/events.py is the one definition of the event vocabulary."""
 
 import ast
 import dataclasses
@@ -13,11 +13,12 @@ import pytest
 from django.utils import timezone
 
 from games import engine as E
-from games import events, feed
-from games.deal_view import seat_cards
 from games.engine import outcomes
-from games.error_codes import CATALOGUE
-from games.events import EVENT_TYPES, REGISTRY
+from games.http import feed
+from games.http.error_codes import CATALOGUE
+from games.log import events
+from games.log.deal_view import seat_cards
+from games.log.events import EVENT_TYPES, REGISTRY
 from games.models import Event
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -183,16 +184,18 @@ def test_a_type_with_no_definition_shows_nothing_until_the_match_is_finished():
 
 
 def test_the_vocabulary_needs_no_django():
-    """bots/simulation.py and the engine's side of it import games.events without Django."""
-    code = "import sys, games.events; assert not any(m.startswith('django') for m in sys.modules)"
+    """bots/simulation.py and the engine's side of it import games.log.events without Django."""
+    code = (
+        "import sys, games.log.events; assert not any(m.startswith('django') for m in sys.modules)"
+    )
     subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
 
 
 # ---------------------------------------------------------------- no bare event-type strings
 
-# The definitions: games/events.py, and the engine's names of the events it derives (the
-# engine imports nothing outside itself; games/events.py takes those names from it).
-DEFINITIONS = {"games/events.py", "games/engine/outcomes.py"}
+# The definitions: games/log/events.py, and the engine's names of the events it derives (the
+# engine imports nothing outside itself; games/log/events.py takes those names from it).
+DEFINITIONS = {"games/log/events.py", "games/engine/outcomes.py"}
 EVENT_VARIABLES = {"event", "e", "ev", "row", "dealt", "type_"}
 
 
@@ -309,4 +312,4 @@ def test_no_module_spells_an_event_type_as_a_bare_string():
             continue
         for line, name in bare_event_types(path.read_text()):
             offenders.append(f"{relative}:{line}: {name!r}")
-    assert offenders == [], "use the constants of games/events.py:\n" + "\n".join(offenders)
+    assert offenders == [], "use the constants of games/log/events.py:\n" + "\n".join(offenders)

@@ -13,8 +13,8 @@ from collections.abc import Callable
 
 import pytest
 
-from games import selectors
 from games.models import Match, Seat
+from games.play import selectors
 from tests.conftest import make_player
 from tests.games.helpers import act, four_player_match, view
 

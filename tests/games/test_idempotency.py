@@ -1,5 +1,5 @@
 """Idempotency-Keys: each kept as little as a replay needs (the key's digest, the request's
-hash, the seq its action made; games/idempotency.py), the first answer given again from the
+hash, the seq its action made; games/play/idempotency.py), the first answer given again from the
 log byte for byte however far the match moved on (its events chunked, then archived),
 expired after IDEMPOTENCY_KEY_HOURS and pruned by the periodic task (with expired device
 tokens)."""
@@ -13,8 +13,10 @@ from django.db import connections, transaction
 from django.utils import timezone
 from knox.models import get_token_model
 
-from games import archive, idempotency, services, tasks
+from games import tasks
+from games.log import archive
 from games.models import IdempotencyKeys, IdempotentResponse, Match
+from games.play import idempotency, services
 from tests.conftest import make_player
 from tests.games.helpers import act, assert_error, four_player_match, view
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from games.error_codes import CATALOGUE
+from games.http.error_codes import CATALOGUE
 from tests.games.helpers import act, assert_error, create_match
 
 pytestmark = pytest.mark.django_db

@@ -1,4 +1,4 @@
-"""games.live: one read of the log serves every client of a match."""
+"""games.live.live: one read of the log serves every client of a match."""
 
 import asyncio
 import random
@@ -7,9 +7,11 @@ import threading
 import pytest
 from django.test import TestCase
 
-from games import live, quickplay, services
+from games.live import live
 from games.models import Match
-from games.services import SeatSpec
+from games.people import quickplay
+from games.play import services
+from games.play.services import SeatSpec
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

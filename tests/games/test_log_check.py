@@ -1,5 +1,5 @@
 """One log checker (the strict Replayer, one error type) and one read model of the log
-cut into hands (games.hands), shared by the replay API and the admin."""
+cut into hands (games.log.hands), shared by the replay API and the admin."""
 
 import copy
 from pathlib import Path
@@ -7,10 +7,11 @@ from pathlib import Path
 import pytest
 
 from games import engine as E
-from games import eventlog, events, fairness, hands, log_check, selectors
 from games.admin import hand_record
-from games.deal_view import seat_cards
+from games.log import eventlog, events, fairness, hands, log_check
+from games.log.deal_view import seat_cards
 from games.models import Event
+from games.play import selectors
 from tests.games.test_commands import play_to_the_end
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -48,7 +49,7 @@ def test_loading_a_state_skips_the_fairness_checks_that_the_strict_replay_makes(
 
 
 def test_the_management_package_holds_only_its_commands():
-    """verify_log, export_match and the admin share games/log_check.py; the commands
+    """verify_log, export_match and the admin share games/log/log_check.py; the commands
     parse arguments and print."""
     modules = {p.name for p in (ROOT / "games" / "management").glob("*.py")}
     assert modules == {"__init__.py"}

@@ -1,5 +1,5 @@
 """The copies of matches a process keeps for an action decided without the row lock
-(games.selectors: cached_match_with_seats): taken only from what was committed, never
+(games.play.selectors: cached_match_with_seats): taken only from what was committed, never
 older than the one held, bounded, forgotten by a commit under the lock that changes a
 seat, and moved on by an action under the lock (its seats as read with the lock)."""
 
@@ -8,8 +8,8 @@ import uuid
 import pytest
 from django.db import transaction
 
-from games import selectors, services
 from games.models import Event, Match, Seat
+from games.play import selectors, services
 from tests.conftest import make_player
 from tests.games.helpers import four_player_match
 

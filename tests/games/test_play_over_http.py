@@ -1,6 +1,6 @@
 import pytest
 
-from games import eventlog, fairness
+from games.log import eventlog, fairness
 from games.models import Event, Hand, Match
 from tests.games.helpers import create_match, play_to_the_end
 

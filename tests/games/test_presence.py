@@ -1,4 +1,4 @@
-"""Who is at the table, as a process answers it (games/presence.py): from the shared
+"""Who is at the table, as a process answers it (games/live/presence.py): from the shared
 cache at most once every PRESENCE_READ_SECONDS a match, and at once after a change made by
 a stream of its own. A mark written straight into the cache stands for another process's
 stream (tests/games/test_streams.py has real ones in other processes)."""
@@ -10,7 +10,7 @@ import uuid
 import pytest
 from django.core.cache import caches
 
-from games import presence
+from games.live import presence
 
 
 @pytest.fixture(autouse=True)

@@ -10,8 +10,9 @@ import requests
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from games import later, quickplay
 from games.models import Event, Match, MatchStatus, Seat, SeatKind
+from games.people import quickplay
+from games.play import later
 from tests.conftest import make_player
 from tests.games.helpers import assert_error
 from tests.games.social_support import people, race
@@ -85,7 +86,7 @@ def test_after_the_wait_computer_players_take_the_open_seats_and_it_starts(setti
 
 @pytest.mark.django_db(transaction=True)
 def test_before_the_wait_is_over_the_table_waits_for_people():
-    (_, alice, _), = people("alice")
+    ((_, alice, _),) = people("alice")
     table = ask(alice)["id"]
     assert quickplay.quickplay_start(match_id=table) is False
     assert Match.objects.get(pk=table).status == MatchStatus.WAITING
@@ -94,7 +95,7 @@ def test_before_the_wait_is_over_the_table_waits_for_people():
 @pytest.mark.django_db(transaction=True)
 def test_a_table_of_people_who_asked_for_no_computers_waits_on_for_people(settings):
     settings.QUICKPLAY_WAIT_SECONDS = 0
-    (_, alice, _), = people("alice")
+    ((_, alice, _),) = people("alice")
     table = ask(alice, computers=False)["id"]
     assert quickplay.quickplay_start(match_id=table) is False
     assert Match.objects.get(pk=table).status == MatchStatus.WAITING
@@ -105,7 +106,7 @@ def test_the_sweep_starts_a_table_whose_start_task_was_lost(settings):
     from games.tasks import sweep
 
     settings.TURN_TIMER_SWEEP_GRACE = 0
-    (_, alice, _), = people("alice")
+    ((_, alice, _),) = people("alice")
     table = ask(alice, level="random")["id"]
     Match.objects.filter(pk=table).update(quickplay_starts_at=timezone.now() - timedelta(seconds=1))
     sweep()
@@ -313,7 +314,7 @@ def test_one_person_asking_many_queues_at_once_waits_in_exactly_one(settings):
     settings.QUICKPLAY_WAIT_SECONDS = 600
     rates = {**settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"], "matches": "100000/min"}
     settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": rates}
-    (user, _, token), = people("many")
+    ((user, _, token),) = people("many")
     fillers = [client for _, client, _ in people(*[f"f{i:02}" for i in range(24)])]
 
     def send(i: int, method: str, path: str, body) -> tuple[int, dict]:
@@ -337,7 +338,7 @@ def test_one_person_asking_many_queues_at_once_on_two_api_processes_waits_in_one
     """The same on two real API processes (each its own threads), the asks alternating
     between them: the rule holds across processes, not only within one."""
     both = (servers(QUICKPLAY_WAIT_SECONDS="600"), servers(QUICKPLAY_WAIT_SECONDS="600"))
-    (user, _, token), = people("many")
+    ((user, _, token),) = people("many")
     fillers = [client for _, client, _ in people(*[f"f{i:02}" for i in range(24)])]
     headers = {"Authorization": f"Token {token}"}
 

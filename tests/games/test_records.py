@@ -13,8 +13,8 @@ from django.core.management import call_command
 from django.db import OperationalError, connection, connections, transaction
 from rest_framework.test import APIClient
 
-from games import events as V
-from games import projections, ratings
+from games.log import events as V
+from games.log import projections, ratings
 from games.models import Hand, Match, MatchRecord, Rating, RatingChange
 from tests.conftest import make_player
 from tests.games.helpers import OPEN, assert_error, create_match, play_to_the_end, view

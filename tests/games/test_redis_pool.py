@@ -1,4 +1,4 @@
-"""One bounded Redis connection pool per process for the cache (games/redis_cache.py):
+"""One bounded Redis connection pool per process for the cache (games/live/redis_cache.py):
 many threads and async contexts, each with its own Django cache object (as stream
 clients and request threads have), share REDIS_POOL_SIZE connections at most."""
 

@@ -15,7 +15,7 @@ def post(client, match_id: str, what: str = ""):
 
 @pytest.mark.django_db(transaction=True)
 def test_a_rematch_against_computers_starts_at_once_with_the_dealer_moved_on(settings):
-    (_, alice, _), = people("alice")
+    ((_, alice, _),) = people("alice")
     finished = finished_match([alice], computers=3, turn_seconds=60, visibility="public")
     old = Match.objects.get(pk=finished)
     response = post(alice, finished)
@@ -135,9 +135,9 @@ def test_the_last_two_acceptances_at_once_over_http_start_one_rematch(servers):
 
 @pytest.mark.django_db(transaction=True)
 def test_visibility_and_the_rematch_link_are_rebuilt_from_the_log():
-    from games import projections
+    from games.log import projections
 
-    (_, alice, _), = people("alice")
+    ((_, alice, _),) = people("alice")
     finished = finished_match([alice], computers=3, visibility="public")
     rematch_id = post(alice, finished).json()["rematch"]["match"]
     for match_id, link in ((finished, None), (rematch_id, finished)):

@@ -1,4 +1,4 @@
-"""Reads that may lag go to a read-only replica (games/replica.py, issue 15).
+"""Reads that may lag go to a read-only replica (games/log/replica.py, issue 15).
 
 The replica here is what production's DATABASE_REPLICA_URL makes (settings.replica_from_env),
 pointed at the test database through a connection PostgreSQL holds read-only
@@ -19,7 +19,7 @@ from django.db import DatabaseError, connections, transaction
 from django.test.utils import CaptureQueriesContext
 
 from euchre_service.settings import replica_from_env
-from games.replica import REPLICA
+from games.log.replica import REPLICA
 from tests.games.helpers import COMPUTERS, act, create_match, play_to_the_end, view
 from tests.games.server_support import Player, free_port
 from tests.games.test_streams import assert_whole_log, play

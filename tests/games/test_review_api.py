@@ -10,9 +10,9 @@ from django.core.management import call_command
 from django.utils import timezone
 
 from bots.services import people_and_decisions, review_build
-from games import events as V
-from games import reviews
+from games.log import events as V
 from games.models import Event, Match, MatchReview, ReviewStatus
+from games.play import reviews
 from games.tasks import sweep_waiting_matches
 from tests.bots import worker_support
 from tests.bots.worker_support import wait_until

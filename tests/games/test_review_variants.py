@@ -13,9 +13,10 @@ import pytest
 from django.contrib.auth import get_user_model
 
 from bots import tasks
-from games import quickplay, selectors, services
 from games.models import Match, MatchReview, ReviewStatus
-from games.services import SeatSpec
+from games.people import quickplay
+from games.play import selectors, services
+from games.play.services import SeatSpec
 from tests.conftest import make_player
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -247,7 +247,7 @@ def test_trace_on_the_stream_answers_405_with_allow(player):
 
 
 def test_each_documented_error_status_lists_its_codes_with_that_status(the_schema):
-    from games.error_codes import CATALOGUE
+    from games.http.error_codes import CATALOGUE
 
     for path, operations in the_schema["paths"].items():
         for method, operation in operations.items():

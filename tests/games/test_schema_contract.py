@@ -15,8 +15,8 @@ import pytest
 import yaml
 
 from games import engine as E
-from games import events as V
-from games.error_codes import CATALOGUE
+from games.http.error_codes import CATALOGUE
+from games.log import events as V
 
 ROOT = Path(__file__).resolve().parents[2]
 REGENERATE = (

@@ -1,5 +1,5 @@
 """The seams between games and bots (issue 10, item 1): games never imports bots; it asks
-for the computer players' and hints' work by task name through one module (games.later);
+for the computer players' and hints' work by task name through one module (games.play.later);
 no import hides inside a function to dodge a cycle; games owns the list of levels."""
 
 import ast
@@ -12,7 +12,8 @@ import redis
 from celery import current_app, shared_task
 
 from bots.players import DEFAULT_LEVEL, PLAYERS
-from games import later, levels
+from games.log import levels
+from games.play import later
 from tests.bots.worker_support import use_broker
 
 ROOT = Path(__file__).resolve().parents[2]

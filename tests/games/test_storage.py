@@ -10,8 +10,8 @@ import pytest
 from django.db import connection
 
 from benchmarks.storage import GOAL_KB, match_bytes
-from games import archive
-from games import events as V
+from games.log import archive
+from games.log import events as V
 from games.models import EventChunk, IdempotencyKeys
 from tests.conftest import make_player
 from tests.games.helpers import act, four_player_match, view

@@ -6,8 +6,8 @@ import datetime
 import pytest
 from django.utils import timezone
 
-from games import services
 from games.models import Event, Match, Seat
+from games.play import services
 from games.tasks import sweep_waiting_matches
 from tests.games.helpers import COMPUTERS, act, create_match, view
 from tests.games.server_support import Player, SseClient

@@ -1,13 +1,13 @@
 """The table variants over HTTP: a match with all three on, played to the end by a
 person and three computer players (one of each level), replayed, its deals verified,
-and its log checked (games/log_check.py)."""
+and its log checked (games/log/log_check.py)."""
 
 import pytest
 
-from games import eventlog, fairness
-from games import events as V
-from games.deal_view import seat_cards
-from games.log_check import check_events, check_log, export_match_log
+from games.log import eventlog, fairness
+from games.log import events as V
+from games.log.deal_view import seat_cards
+from games.log.log_check import check_events, check_log, export_match_log
 from games.models import Event, Match
 from tests.games.helpers import COMPUTERS, act, assert_error, create_match, play_to_the_end, view
 from tests.games.server_support import Player
@@ -230,9 +230,7 @@ def test_a_farmers_hand_asks_for_a_new_deal_over_http_and_the_log_replays(player
         assert created["options"]["farmers_hand_form"] == "redeal"
         final = play_asking_for_new_deals(client, created["id"])
         events = eventlog.events_of(final["id"])  # rows, chunks or archive
-        asked = [
-            e for e in events if e.type == V.HAND_THROWN_IN and e.payload.get("reason")
-        ]
+        asked = [e for e in events if e.type == V.HAND_THROWN_IN and e.payload.get("reason")]
         if asked:
             break
     thrown = asked[0]

@@ -137,9 +137,9 @@ def test_people_leaving_one_by_one_until_the_match_is_abandoned_see_only_their_o
     """The leak check through the end that match_abandoned makes: after each person
     leaves, the others still see only their own; once nobody is left, the log as any
     seat (or a spectator) would get it keeps the hand being played secret."""
-    from games import selectors
-    from games.events import EVENT_TYPES
+    from games.log.events import EVENT_TYPES
     from games.models import Match
+    from games.play import selectors
 
     clients = [make_player(name)[1] for name in ("south", "west", "north", "east")]
     match_id = four_player_match(clients, options={"target_score": 5})
@@ -254,15 +254,15 @@ def test_a_spectator_sees_no_hidden_card_after_every_event_of_several_public_mat
 
 
 def test_an_event_type_the_filter_does_not_know_shows_no_payload():
-    """Fail closed: a type added later and forgotten in selectors.event_for_seat leaks
+    """Fail closed: a type added later and forgotten in events.redact leaks
     nothing; every known type is either filtered or listed as public."""
     from django.utils import timezone
 
-    from games import events, selectors
-    from games.events import EVENT_TYPES
+    from games.log import events
+    from games.log.events import EVENT_TYPES
 
     hidden = {"hand_dealt", "bid", "discard", "farm_exchange"}  # bid: a naming's cards
     assert set(EVENT_TYPES) - events.PUBLIC_EVENT_TYPES == hidden
     secret = Event(seq=9, type="hand_peeked", seat=None, payload={"deck": ["9C"]})
     secret.created_at = timezone.now()
-    assert selectors.event_for_seat(secret, 0, finished=False)["payload"] == {}
+    assert events.event_for_seat(secret, 0, finished=False)["payload"] == {}

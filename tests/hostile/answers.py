@@ -3,7 +3,7 @@
 
 import json
 
-from games.error_codes import CATALOGUE
+from games.http.error_codes import CATALOGUE
 
 
 def answer_problem(status: int, content_type: str, body: bytes) -> str | None:
@@ -25,7 +25,7 @@ def answer_problem(status: int, content_type: str, body: bytes) -> str | None:
         return f"{status} error body has no detail"
     code = data["code"]
     if code not in CATALOGUE:
-        return f"{status} error code {code!r} is not in games/error_codes.py"
+        return f"{status} error code {code!r} is not in games/http/error_codes.py"
     if status not in CATALOGUE[code].statuses:
         return f"error code {code!r} came with {status}, catalogued {CATALOGUE[code].statuses}"
     return None

@@ -4,7 +4,7 @@ settings, plain HTTP).
 
 What must hold for every answer under /api/ (tests/hostile/answers.py): no 5xx, every
 error the JSON body {"code", "detail"}, and every code in the catalogue
-(games/error_codes.py, docs/errors.md) with one of its statuses.
+(games/http/error_codes.py, docs/errors.md) with one of its statuses.
 
 - schemathesis, positive and negative data, every check it has plus that one, signed in
   with real tokens and with real ids (a running match against computer players, a hint,
@@ -399,10 +399,24 @@ def test_hostile_query_strings_get_catalogued_json_answers(stack):
     for query in QUERIES:
         for path in paths:
             sent.append(Sent(stack.port, "GET", f"{path}?{query}", [token_header(guest)]))
-        sent.append(Sent(stack.stream_port, "GET",
-                         f"/api/v1/matches/{finished}/stream?{query}", [token_header(guest)]))
-    for path in ("/api/v1/nope", "/api/v1/matches/", "/api/v1/", "/api/", "/api/v1/matches//x",
-                 "/api/v1/matches/%ff", "/api/v1/hints/..%2f..%2fetc", "/api/v1/schema?format=x"):
+        sent.append(
+            Sent(
+                stack.stream_port,
+                "GET",
+                f"/api/v1/matches/{finished}/stream?{query}",
+                [token_header(guest)],
+            )
+        )
+    for path in (
+        "/api/v1/nope",
+        "/api/v1/matches/",
+        "/api/v1/",
+        "/api/",
+        "/api/v1/matches//x",
+        "/api/v1/matches/%ff",
+        "/api/v1/hints/..%2f..%2fetc",
+        "/api/v1/schema?format=x",
+    ):
         sent.append(Sent(stack.port, "GET", path, [token_header(guest)]))  # fmt: skip
     check_all(sent)
 

@@ -91,7 +91,7 @@ def test_manage_check_deploy_passes_at_warning_level():
 
 
 def test_a_replica_url_adds_the_read_only_alias_and_the_deploy_checks_stay_clean():
-    """DATABASE_REPLICA_URL (games/replica.py): the `replica` alias, a mirror in tests."""
+    """DATABASE_REPLICA_URL (games/log/replica.py): the `replica` alias, a mirror in tests."""
     database = production_env()["DATABASE_URL"]
     replica = database + "?options=-c%20default_transaction_read_only%3Don"
     env = production_env(DATABASE_REPLICA_URL=replica)
@@ -102,7 +102,7 @@ def test_a_replica_url_adds_the_read_only_alias_and_the_deploy_checks_stay_clean
     alias = found["DATABASES"]["replica"]
     assert alias["OPTIONS"]["options"] == "-c default_transaction_read_only=on"
     assert alias["TEST"] == {"MIRROR": "default"} and alias["CONN_MAX_AGE"] == 60
-    assert found["DATABASE_ROUTERS"] == ["games.replica.ReplicaRouter"]
+    assert found["DATABASE_ROUTERS"] == ["games.log.replica.ReplicaRouter"]
     assert set(settings_of(production_env(), "DATABASES")["DATABASES"]) == {"default"}
 
 
@@ -166,7 +166,7 @@ def test_database_connections_persist_and_are_health_checked():
 def test_the_cache_is_redis_at_redis_url():
     env = production_env(REDIS_URL="redis://127.0.0.1:6379/3")
     cache = settings_of(env, "CACHES")["CACHES"]["default"]
-    assert cache["BACKEND"] == "games.redis_cache.SharedPoolRedisCache"
+    assert cache["BACKEND"] == "games.live.redis_cache.SharedPoolRedisCache"
     assert cache["LOCATION"] == "redis://127.0.0.1:6379/3"
 
 
@@ -190,7 +190,7 @@ def test_without_redis_url_the_cache_is_the_brokers_redis():
     # Throttle counters must be shared by every API process: never a per-process cache.
     env = production_env(CELERY_BROKER_URL="redis://127.0.0.1:6379/7")
     cache = settings_of(env, "CACHES")["CACHES"]["default"]
-    assert cache["BACKEND"] == "games.redis_cache.SharedPoolRedisCache"
+    assert cache["BACKEND"] == "games.live.redis_cache.SharedPoolRedisCache"
     assert cache["LOCATION"] == "redis://127.0.0.1:6379/7"
 
 

@@ -4,8 +4,8 @@ from django.core.management.base import BaseCommand, CommandError
 
 from bots.review import VERSION
 from bots.services import review_build
-from games import later
 from games.models import Match, MatchReview, MatchStatus
+from games.play import later
 
 
 class Command(BaseCommand):

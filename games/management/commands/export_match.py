@@ -5,9 +5,9 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from games.log_check import export_match_log
+from games.log.log_check import export_match_log
 from games.models import Match, MatchStatus
-from games.selectors import is_match_id
+from games.play.selectors import is_match_id
 
 
 class Command(BaseCommand):

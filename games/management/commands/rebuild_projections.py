@@ -5,9 +5,9 @@ import uuid
 
 from django.core.management.base import BaseCommand, CommandError
 
-from games import eventlog, projections, records
+from games.log import eventlog, projections, records
 from games.models import Match
-from games.selectors import is_match_id
+from games.play.selectors import is_match_id
 
 
 class Command(BaseCommand):
@@ -58,6 +58,5 @@ class Command(BaseCommand):
         if every:
             rated = records.rebuild_all()
             self.stdout.write(
-                f"Rebuilt the records and ratings of {rated} finished "
-                f"match{'es' * (rated != 1)}."
+                f"Rebuilt the records and ratings of {rated} finished match{'es' * (rated != 1)}."
             )

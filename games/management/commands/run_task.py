@@ -1,13 +1,13 @@
 """manage.py run_task NAME [ARG ...]: run one registered task here and now.
 
 In-process mode (no workers, the embedded default) runs background work, a match's
-review, this way in a process of its own at a lower CPU priority (games.later
+review, this way in a process of its own at a lower CPU priority (games.play.later
 run_in_background), so it neither holds the server's GIL nor delays anyone's play.
 """
 
 from django.core.management.base import BaseCommand, CommandError
 
-from games import later
+from games.play import later
 
 
 class Command(BaseCommand):

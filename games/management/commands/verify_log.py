@@ -6,8 +6,8 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from games.eventlog import LogError
-from games.log_check import check_log
+from games.log.eventlog import LogError
+from games.log.log_check import check_log
 
 
 class Command(BaseCommand):
