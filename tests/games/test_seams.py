@@ -99,6 +99,32 @@ def test_every_task_games_asks_for_by_name_is_registered_with_the_worker():
     assert tasks[later.SWEEP_WAITING_MATCHES].__module__ == "games.tasks"
 
 
+# Every task name a worker answers to, and the module whose code runs it. The names are a
+# contract with what is queued already (a timer's countdown, beat's schedule, a review on
+# its queue): a release that renames or drops one strands those messages.
+DEPLOYED_TASKS = {
+    "games.tasks.archive_events": "games.tasks",
+    "games.tasks.compact_log": "games.tasks",
+    "games.tasks.prune": "games.tasks",
+    "games.tasks.start_quickplay": "games.tasks",
+    "games.tasks.sweep_waiting_matches": "games.tasks",
+    "games.tasks.time_out_turn": "games.tasks",
+    "bots.tasks.compute_hint": "bots.tasks",
+    "bots.tasks.play_computer_turn": "bots.tasks",
+    "bots.tasks.review_match": "bots.tasks",
+    # moved to games.tasks, kept under their former names (below)
+    "bots.tasks.sweep_waiting_matches": "games.tasks",
+    "bots.tasks.time_out_turn": "games.tasks",
+}
+
+
+def test_the_workers_task_names_are_the_deployed_ones():
+    tasks = registered_tasks()
+    ours = {n: t for n, t in tasks.items() if not n.startswith(("celery.", "tests."))}
+    assert sorted(ours) == sorted(DEPLOYED_TASKS)
+    assert {n: t.run.__module__ for n, t in ours.items()} == DEPLOYED_TASKS
+
+
 def test_a_task_queued_under_its_name_before_the_move_still_runs():
     """A timer queued (with its countdown) or a sweep sent by beat under the bots.tasks
     names, before the release that moved them, is run by the games.tasks code."""
