@@ -49,6 +49,7 @@ from games.models import (
     Hint,
     Match,
     MatchReview,
+    ReviewStatus,
     Seat,
     SeatKind,
 )
@@ -451,6 +452,66 @@ def _result(event: Event) -> dict[str, Any]:
     }
 
 
+# ---------------------------------------------------------------- the match's review
+
+
+def seconds_text(seconds: float | None) -> str:
+    """How long something took, as a person reads it: '0.29 s' (not 0.2877418849999458)."""
+    return "-" if seconds is None else f"{seconds:.2f} s"
+
+
+def review_of(match: Match) -> dict[str, Any]:
+    """The match's review as the match and hand pages show it: its status in words, a
+    link to its own page, each person's accuracy, and its mistakes in the order played,
+    each with its hand and the move's anchor on that hand's page (#seq-<seq>)."""
+    review = MatchReview.objects.filter(match=match).first()
+    out: dict[str, Any] = {"ready": False, "url": None, "players": [], "mistakes": []}
+    if review is None:
+        out["status"] = "none yet (it is worked out once the match is over)"
+        return out
+    out["url"] = admin_url("matchreview_change", match.pk)
+    if review.status == ReviewStatus.PENDING:
+        out["status"] = f"being worked out (asked {review.requested_at:%Y-%m-%d %H:%M:%S} UTC)"
+        return out
+    if review.status == ReviewStatus.FAILED or not review.body:
+        out["status"] = f"failed ({review.code or 'review_failed'})"
+        return out
+    body = review.body
+    built = f" at {review.built_at:%Y-%m-%d %H:%M:%S} UTC" if review.built_at else ""
+    out.update(
+        ready=True,
+        status=f"ready, worked out in {seconds_text(review.seconds)}{built}",
+        threshold=body.get("threshold"),
+        players=[
+            f"{seat_name(p['seat'])} ({p['username']}): "
+            + ("no choices" if p["accuracy"] is None else f"{p['accuracy']}% accurate")
+            + f", {p['mistakes']} mistake{'s' * (p['mistakes'] != 1)}, "
+            f"about {p['points_lost']:.1f} points given up"
+            for p in body.get("players", [])
+        ],
+    )
+    for hand in body.get("hands", []):
+        for m in hand.get("mistakes", []):
+            out["mistakes"].append(
+                {
+                    **m,
+                    "hand": hand["hand"],
+                    "seat_name": seat_name(m.get("seat")),
+                    "url": f"{hand_page_url(match.pk, hand['hand'])}#seq-{m['seq']}",
+                }
+            )
+    out["mistakes"].sort(key=lambda m: m["seq"])
+    return out
+
+
+def mark_mistakes(hand: dict[str, Any], mistakes: list[dict[str, Any]]) -> None:
+    """Puts each of the review's mistakes on its move of the hand page (by seq)."""
+    by_seq = {m["seq"]: m for m in mistakes}
+    plays = [p for t in hand["tricks"] for p in t["plays"]] + hand["current_trick"]
+    for move in hand["bidding"] + plays:
+        move["mistake"] = by_seq.get(move.get("seq"))
+
+
 # ---------------------------------------------------------------- the login
 
 
@@ -507,14 +568,30 @@ class ReadOnlyMixin:
 
 class SeatInline(ReadOnlyMixin, admin.TabularInline):
     model = Seat
-    fields = ("index", "seat", "kind", "user", "bot_level")
-    readonly_fields = ("seat",)
+    fields = ("index", "seat", "kind", "user", "computer_player")
+    readonly_fields = ("seat", "computer_player")
     extra = 0
     can_delete = False
 
     @admin.display(description="seat")
     def seat(self, obj: Seat) -> str:
         return seat_name(obj.index)
+
+    @admin.display(description="computer player")
+    def computer_player(self, obj: Seat) -> str:
+        """The level of the computer that plays the seat: a computer's seat, or a person's
+        while they are away (their turn timer ran out; it plays for them until they are
+        back). A person's bot_level means nothing else, and says so."""
+        if obj.kind == SeatKind.COMPUTER:
+            return obj.bot_level
+        if obj.kind == SeatKind.HUMAN and obj.away:
+            return (
+                f"{obj.bot_level or 'medium'}: plays for this person, away since their turn "
+                "timer ran out (until they come back)"
+            )
+        if obj.kind == SeatKind.HUMAN:
+            return "none: the person plays"
+        return "-"
 
 
 class HandColumns:
@@ -701,6 +778,7 @@ class MatchAdmin(ReadOnlyMixin, admin.ModelAdmin):
     actions = ("rebuild_projections",)
     fieldsets = (
         (None, {"fields": ("id", "status", "created_by", "players", "score", "winner")}),
+        ("Review", {"fields": ("review_summary",)}),
         (
             "Rules",
             {"fields": ("options_summary", "options", "hints_allowed", "first_dealer")},
@@ -720,7 +798,15 @@ class MatchAdmin(ReadOnlyMixin, admin.ModelAdmin):
             },
         ),
     )
-    readonly_fields = ("players", "score", "winner", "options_summary", "event_log", "log_check")
+    readonly_fields = (
+        "players",
+        "score",
+        "winner",
+        "review_summary",
+        "options_summary",
+        "event_log",
+        "log_check",
+    )
 
     class Media:
         css = {"all": ("games/admin/match_list.css",)}
@@ -795,6 +881,39 @@ class MatchAdmin(ReadOnlyMixin, admin.ModelAdmin):
     def winner(self, obj: Match) -> str:
         return TEAM_NAMES[obj.winner_team] if obj.winner_team is not None else "-"
 
+    @admin.display(description="review")
+    def review_summary(self, obj: Match) -> str:
+        """The review on the match's page: its status, each person's accuracy, and every
+        mistake with a link to its move on its hand's page."""
+        review = review_of(obj)
+        status = (
+            format_html('<a href="{}">{}</a>', review["url"], review["status"])
+            if review["url"]
+            else review["status"]
+        )
+        if not review["ready"]:
+            return format_html('<span id="review-status">{}</span>', status)
+        players = format_html_join("", "<li>{}</li>", ((p,) for p in review["players"]))
+        mistakes = format_html_join(
+            "",
+            '<li class="review-mistake"><a href="{}">hand {}, seq {}</a>: {}: {}</li>',
+            (
+                (m["url"], m["hand"], m["seq"], m["seat_name"], m["sentence"])
+                for m in review["mistakes"]
+            ),
+        )
+        return format_html(
+            '<span id="review-status">{}</span><ul class="review-players">{}</ul>'
+            '<p>{}</p><ol id="review-mistakes">{}</ol>',
+            status,
+            players,
+            f"{len(review['mistakes'])} mistake{'s' * (len(review['mistakes']) != 1)} "
+            "(the biggest of each hand), each on its hand's page:"
+            if review["mistakes"]
+            else "No mistakes.",
+            mistakes,
+        )
+
     @admin.display(description="event log")
     def event_log(self, obj: Match) -> str:
         archive = EventArchive.objects.filter(match=obj).values_list("count", flat=True).first()
@@ -832,6 +951,9 @@ class MatchAdmin(ReadOnlyMixin, admin.ModelAdmin):
         if not self.has_view_permission(request, match):
             raise PermissionDenied
         hand = hand_record(match, number)
+        review = review_of(match)
+        review["mistakes"] = [m for m in review["mistakes"] if m["hand"] == number]
+        mark_mistakes(hand, review["mistakes"])
         context = {
             **self.admin_site.each_context(request),
             "opts": self.opts,
@@ -840,6 +962,7 @@ class MatchAdmin(ReadOnlyMixin, admin.ModelAdmin):
             "match": match,
             "match_url": admin_url("match_change", match.pk),
             "hand": hand,
+            "review": review,
             "previous_url": hand_page_url(match.pk, hand["previous"]) if hand["previous"] else None,
             "next_url": hand_page_url(match.pk, hand["next"]) if hand["next"] else None,
         }
@@ -972,21 +1095,40 @@ class MatchReviewAdmin(ReadOnlyMixin, admin.ModelAdmin):
         "code",
         "attempts",
         "version",
-        "seconds",
+        "took",
         "requested_at",
         "built_at",
     )
     list_filter = ("status", "code")
-    readonly_fields = (
-        "match",
+    fields = (
+        "match_link",
         "status",
         "code",
         "attempts",
         "version",
-        "seconds",
+        "took",
         "error",
         "requested_at",
         "built_at",
-        "body",
+        "body_pretty",
     )
+    readonly_fields = fields
     ordering = ("-requested_at",)
+
+    @admin.display(description="match")
+    def match_link(self, obj: MatchReview) -> str:
+        """Back to the match, whose page shows the review readably (and its hands, each
+        mistake on its move)."""
+        return format_html(
+            '<a href="{}">{}</a> (the review is shown there, each mistake on its hand)',
+            admin_url("match_change", obj.match_id),
+            obj.match_id,
+        )
+
+    @admin.display(description="took", ordering="seconds")
+    def took(self, obj: MatchReview) -> str:
+        return seconds_text(obj.seconds)
+
+    @admin.display(description="body")
+    def body_pretty(self, obj: MatchReview) -> str:
+        return format_html("<pre>{}</pre>", json.dumps(obj.body, indent=2, sort_keys=True))
