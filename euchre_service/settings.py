@@ -306,7 +306,7 @@ SPECTACULAR_SETTINGS = {
     "TITLE": "Euchre game service",
     "DESCRIPTION": "Four-player Euchre against people and computer players; "
     "every match is an append-only event log.",
-    "VERSION": "1.3.0",  # docs/api-versioning.md, the changelog
+    "VERSION": "1.3.1",  # docs/api-versioning.md, the changelog
     # JSON Schema's null (a type list, a union with null): 3.0's `nullable` beside a required
     # field was read as not null by some generators (docs/api-versioning.md).
     "OAS_VERSION": "3.1.0",

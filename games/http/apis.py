@@ -782,8 +782,12 @@ class MatchActionApi(APIView):
         responses={200: MatchViewSerializer},
         summary="Bid, discard or play",
         description=(
-            "One action of your seat's `legal_actions`: `pass`, `order_up`, `call`, `discard`, "
-            "`defend_alone` or `play`. Send `expected_seq` (the seq you last saw) to be refused "
+            "One action of your seat's `legal_actions`: `pass`, `order_up`, `call`, `discard` "
+            "or `play`; under the rules options that allow them, `defend_alone` "
+            "(defending_alone), `name_suit` (joker: the dealer names the suit of a joker turned "
+            "up), `farm` (farmers_hand: a card put under the upcard) and `redeal` "
+            "(no_ace_no_face_no_trump, or a farmer's hand asking for a new deal). "
+            "Send `expected_seq` (the seq you last saw) to be refused "
             "with 409 stale_sequence rather than act on a table that moved, and an `Idempotency-"
             "Key` to retry safely. A rule broken is 400 (malformed), 409 (not your turn) or 422 "
             "(illegal), with `seq`. Answers your view after the action."
