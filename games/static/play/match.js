@@ -185,7 +185,9 @@ export function showMatch(root, id) {
       el.info,
     ),
   );
-  replace(root, screen);
+  // The table goes on the page with the first view, drawn in full (not an empty felt
+  // that then grows, moving everything under it).
+  replace(root, h("p", { class: "loading", "data-testid": "match-loading" }, "Dealing…"));
   screen.setAttribute("data-sounds", "0-0");
   document.addEventListener("keydown", onKey);
   const onVisible = () => {
@@ -257,6 +259,7 @@ export function showMatch(root, id) {
     st.bodyText = text;
     follow();
     if (first) {
+      if (!screen.isConnected) replace(root, screen);
       // What happened before the page was opened is not played again.
       st.eventSeq = body.seq;
       st.dealtHand = body.view.hand_number;
