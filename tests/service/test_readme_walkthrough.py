@@ -6,6 +6,7 @@ say what the code does (docs/web-client.md and the rematch)."""
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 import time
@@ -110,6 +111,8 @@ def shown_after(block: str, command: str) -> list[str]:
 
 
 def test_the_readme_walkthrough_runs_and_shows_what_it_says(serve, tmp_path):
+    for tool in ("bash", "curl", "jq"):  # what the walkthrough asks of a reader
+        assert shutil.which(tool), f"{tool} is not installed: apt-get install {tool}"
     url, log_path = serve
     blocks = walkthrough_blocks()
     outputs, stderr = run_walkthrough(url, tmp_path)
