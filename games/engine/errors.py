@@ -17,7 +17,7 @@ class RuleKind(StrEnum):
     ILLEGAL = "illegal"
 
 
-# Every code the engine raises, and its kind: the one table (tests/games/test_error_codes.py
+# Every code the engine raises, and its kind: the one table (tests/games/http/test_error_codes.py
 # checks that every code raised in games/engine is here).
 KINDS: dict[str, RuleKind] = {
     "invalid_action": RuleKind.MALFORMED,

@@ -41,7 +41,7 @@ class ReleaseRenderedDataMiddleware:
     answer. DRF's view, request and response point at each other, so whatever they hold
     is freed only by the garbage collector, and a match view's data (a few dozen dicts
     and lists) is most of what an action or a view leaves it beyond what a one-row
-    insert's answer does (issue 15; tests/games/test_garbage.py)."""
+    insert's answer does (issue 15; tests/games/play/test_garbage.py)."""
 
     def __init__(self, get_response):
         self.get_response = get_response

@@ -5,8 +5,9 @@ source of truth: each operation of the OpenAPI schema lists the codes it can ans
 by status, with their meaning from here (games/http/api_schema.py OPERATION_CODES; a
 rules-engine code's status follows from its kind, games.play.errors.ERROR_OF_KIND; a test
 checks they agree), docs/errors.md is generated from it
-(`python -m games.http.error_codes > docs/errors.md`), and tests/games/test_error_codes.py checks
-that every code the code base can raise is here and that the page matches.
+(`python -m games.http.error_codes > docs/errors.md`), and
+tests/games/http/test_error_codes.py checks that every code the code base can raise is
+here and that the page matches.
 
 Adding a code is one line in CATALOGUE (then regenerate docs/errors.md), and the code in
 games/http/api_schema.py OPERATION_CODES for each operation that answers it (then regenerate
@@ -113,7 +114,7 @@ CATALOGUE: dict[str, ErrorCode] = {
 # fmt: on
 
 # Codes of the rules engine that no request can reach (the engine's own checks of what the
-# service hands it); tests/games/test_error_codes.py knows them, the API never answers them.
+# service hands it); tests/games/http/test_error_codes.py knows them, the API never answers them.
 ENGINE_INTERNAL = {"invalid_deck", "inconsistent_sample", "invalid_seed", "invalid_state"}
 
 

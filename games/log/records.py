@@ -4,7 +4,7 @@
 games/log/projections.py): it writes the match's MatchRecord rows (one per person seated when
 the match started) and then its ratings (games/log/ratings.py). `rebuild_all` wipes both and
 derives them again from the logs alone, match by match in finish order, through the same
-code: the same numbers to the last bit (tests/games/test_records.py).
+code: the same numbers to the last bit (tests/games/people/test_records.py).
 
 Finish order: ratings depend on the order of the matches, so it is the order of the
 match_finished events' times, ties broken by match id, both read from the log. Finishing

@@ -42,7 +42,7 @@ class Unprocessable(ServiceError):
 
 
 # The service's answer to each kind of rules-engine error (the catalogue, games/http/error_codes.py,
-# agrees: tests/games/test_error_codes.py).
+# agrees: tests/games/http/test_error_codes.py).
 ERROR_OF_KIND: dict[RuleKind, type[ServiceError]] = {
     RuleKind.MALFORMED: BadInput,  # 400
     RuleKind.OUT_OF_TURN: Conflict,  # 409

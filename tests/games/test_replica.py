@@ -21,9 +21,9 @@ from django.test.utils import CaptureQueriesContext
 from euchre_service.settings import replica_from_env
 from games.log.replica import REPLICA
 from tests.games.helpers import COMPUTERS, act, create_match, play_to_the_end, view
+from tests.games.http.test_streams import assert_whole_log, play
+from tests.games.http.test_streams import create_match as create_match_on
 from tests.games.server_support import Player, free_port
-from tests.games.test_streams import assert_whole_log, play
-from tests.games.test_streams import create_match as create_match_on
 
 # The replica's connection is a real one: the test case lets it open.
 pytestmark = pytest.mark.django_db(transaction=True, databases=["default", REPLICA])

@@ -26,7 +26,7 @@ from games.play import later
 from tests.bots.worker_support import use_broker
 from tests.conftest import make_player
 from tests.games import helpers
-from tests.games.test_archive import ROOT, answers, fields, refused, rows_of
+from tests.games.log.test_archive import ROOT, answers, fields, refused, rows_of
 from tests.games.test_commands import play_to_the_end
 
 

@@ -23,7 +23,6 @@ def post(client, path: str, body, content_type: str = "application/json"):
     return client.generic("POST", path, body, content_type=content_type)
 
 
-
 @pytest.fixture
 def match_id(player):
     _user, client = player

@@ -14,7 +14,7 @@ from tests.games.helpers import act, assert_error, create_match
 
 pytestmark = pytest.mark.django_db
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def documented() -> dict[str, tuple[tuple[int, ...], str]]:

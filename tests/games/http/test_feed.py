@@ -42,7 +42,7 @@ def has(client: SseClient, kind: str, match_id: str, count: int = 1):
 def feed_item_validator():
     from drf_spectacular.generators import SchemaGenerator
 
-    from tests.games.test_schema_contract import validator
+    from tests.games.http.test_schema_contract import validator
 
     return validator(SchemaGenerator().get_schema(request=None, public=True), "FeedItem")
 
@@ -179,9 +179,7 @@ def test_the_feed_needs_a_token_and_a_well_formed_cursor():
 def test_a_bad_last_event_id_is_invalid_input(player):
     _user, client = player
     token = client._credentials["HTTP_AUTHORIZATION"]
-    response = Client().get(
-        "/api/v1/me/stream", HTTP_AUTHORIZATION=token, HTTP_LAST_EVENT_ID="12x"
-    )
+    response = Client().get("/api/v1/me/stream", HTTP_AUTHORIZATION=token, HTTP_LAST_EVENT_ID="12x")
     assert_error(response, 400, "invalid_input")
 
 

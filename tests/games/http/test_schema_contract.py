@@ -18,7 +18,7 @@ from games import engine as E
 from games.http.error_codes import CATALOGUE
 from games.log import events as V
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 REGENERATE = (
     "python manage.py spectacular --file openapi.yaml  "
     "(then review and commit the diff: it is the API's contract, docs/api-versioning.md)"
@@ -118,7 +118,7 @@ def test_the_walk_finds_a_free_form_object():
 
 
 def test_every_error_code_the_code_can_answer_with_is_in_the_schema(served):
-    from tests.games.test_error_codes import handler_codes, raised_codes
+    from tests.games.http.test_error_codes import handler_codes, raised_codes
 
     found, _unreadable, _calls = raised_codes()
     answered = (set(found) | handler_codes()) & set(CATALOGUE)

@@ -10,8 +10,8 @@ from games.log.deal_view import seat_cards
 from games.log.log_check import check_events, check_log, export_match_log
 from games.models import Event, Match
 from tests.games.helpers import COMPUTERS, act, assert_error, create_match, play_to_the_end, view
+from tests.games.play.test_visibility import cards_in
 from tests.games.server_support import Player
-from tests.games.test_visibility import cards_in
 
 ALL_THREE = {
     "target_score": 5,

@@ -42,8 +42,8 @@ def signed_in_with_a_match(db):
 
 
 # The schema page needs no database, so it can be loaded when the module is collected.
-# The live stream needs an ASGI server (a WSGI process answers 503): tests/games/test_streams.py
-# runs it under uvicorn.
+# The live stream needs an ASGI server (a WSGI process answers 503):
+# tests/games/http/test_streams.py runs it under uvicorn.
 schema = schemathesis.openapi.from_wsgi("/api/v1/schema?format=json", application).exclude(
     operation_id="matches_stream"
 )

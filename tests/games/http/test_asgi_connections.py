@@ -18,8 +18,7 @@ def server_sessions(name: str) -> int:
     """Sessions on the test database other than this test's own."""
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT count(*) FROM pg_stat_activity WHERE datname = %s"
-            " AND pid <> pg_backend_pid()",
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = %s AND pid <> pg_backend_pid()",
             [name],
         )
         return cursor.fetchone()[0]

@@ -26,7 +26,7 @@ from games.engine.errors import KINDS
 from games.http import error_codes
 from games.http.error_codes import CATALOGUE, ENGINE_INTERNAL
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 SOURCES = ["games", "bots", "euchre_service"]
 BASE_ERRORS = {"RuleError", "ServiceError"}
 

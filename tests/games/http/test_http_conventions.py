@@ -21,13 +21,13 @@ from tests.games.helpers import (
 )
 
 APP = "https://app.example.com"
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 HTTP_METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
 
 
 def schema_operations() -> list[tuple[str, str, dict[str, Any]]]:
     """(METHOD, path, operation) for every operation of the committed schema (the served
-    one, tests/games/test_schema_contract.py)."""
+    one, tests/games/http/test_schema_contract.py)."""
     schema = yaml.safe_load((ROOT / "openapi.yaml").read_text())
     return [
         (method.upper(), path, operation)
@@ -52,9 +52,7 @@ def allowed_origin(settings):
 @pytest.mark.django_db
 def test_an_allowed_origin_may_call_the_api_and_read_its_headers(allowed_origin, player):
     _user, client = player
-    response = client.post(
-        "/api/v1/matches", {"seats": COMPUTERS}, format="json", HTTP_ORIGIN=APP
-    )
+    response = client.post("/api/v1/matches", {"seats": COMPUTERS}, format="json", HTTP_ORIGIN=APP)
     assert response.status_code == 201
     assert response["Access-Control-Allow-Origin"] == APP
     exposed = {h.strip().lower() for h in response["Access-Control-Expose-Headers"].split(",")}

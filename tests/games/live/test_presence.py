@@ -1,7 +1,7 @@
 """Who is at the table, as a process answers it (games/live/presence.py): from the shared
 cache at most once every PRESENCE_READ_SECONDS a match, and at once after a change made by
 a stream of its own. A mark written straight into the cache stands for another process's
-stream (tests/games/test_streams.py has real ones in other processes)."""
+stream (tests/games/http/test_streams.py has real ones in other processes)."""
 
 import asyncio
 import time

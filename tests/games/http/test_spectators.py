@@ -137,8 +137,8 @@ def test_a_spectators_stream_shows_no_cards_and_is_counted_as_watching(servers):
 def test_the_spectator_quick_play_and_rematch_answers_are_what_the_schema_says():
     from drf_spectacular.generators import SchemaGenerator
 
+    from tests.games.http.test_schema_contract import validator
     from tests.games.social_support import finished_match, people
-    from tests.games.test_schema_contract import validator
 
     served = SchemaGenerator().get_schema(request=None, public=True)
     check_view = validator(served, "MatchView")

@@ -14,7 +14,7 @@ from games.models import Event
 from games.play import selectors
 from tests.games.test_commands import play_to_the_end
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 @pytest.fixture

@@ -20,7 +20,6 @@ BAD_TOKENS = [
 ]
 
 
-
 @pytest.mark.django_db
 @pytest.mark.parametrize("authorization", BAD_TOKENS)
 @pytest.mark.parametrize(

@@ -21,7 +21,7 @@ from games.log.deal_view import seat_cards
 from games.log.events import EVENT_TYPES, REGISTRY
 from games.models import Event
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 DECK = [E.card_str(c) for c in E.seeded_deck(7)]
 
 

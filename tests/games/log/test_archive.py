@@ -30,10 +30,10 @@ from games.play import later, selectors
 from games.tasks import archive_events
 from tests.conftest import make_player
 from tests.games import helpers
+from tests.games.people.test_records import _four_again, _snapshot, four_people, play_all, quick
 from tests.games.test_commands import play_to_the_end
-from tests.games.test_records import _four_again, _snapshot, four_people, play_all, quick
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 FIELDS = ("id", "match_id", "seq", "type", "seat", "payload", "created_at")
 
 

@@ -19,7 +19,6 @@ def running(player):
     return client, match_id
 
 
-
 @pytest.mark.django_db
 def test_malformed_json_is_a_400(player):
     _user, client = player
