@@ -159,7 +159,9 @@ class Cluster:
         self.primary.init()
         # Connections: two API nodes x processes x threads, four workers, beat, the
         # clients' checks; 100 is enough for the default shape.
-        self.primary.start(max_connections="200", wal_keep_size="512MB")
+        # wal_sender_timeout: a standby that hangs (not gone) is let go after 5 s, so
+        # that commits waiting on it (synchronous) wait that long at most (the keeper).
+        self.primary.start(max_connections="200", wal_keep_size="512MB", wal_sender_timeout="5s")
         self.sql(self.primary, f'CREATE DATABASE "{DATABASE}"', database="postgres")
         self.make_standby()
         self.set_synchronous(self.synchronous)
@@ -172,7 +174,9 @@ class Cluster:
             "-U", "postgres", "-D", str(self.standby.data), "-R", "-X", "stream",
             "--no-sync", "-c", "fast",
         )  # fmt: skip
-        self.standby.start(hot_standby_feedback="on", max_connections="200")
+        self.standby.start(
+            hot_standby_feedback="on", max_connections="200", wal_sender_timeout="5s"
+        )
         self.wait_streaming()
 
     def wait_streaming(self, timeout: float = 120) -> None:

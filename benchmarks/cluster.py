@@ -12,27 +12,32 @@ the keeper of the commit mode), people playing through nginx, and in turn:
   3. a turn worker killed while computers play: its tasks done by the other, no match
      left waiting on a computer;
   4. the primary killed (SIGKILL) and the standby promoted (pg_promote()), with
-     asynchronous replication, then (the old primary made the new standby) with
-     synchronous replication: acknowledged actions lost, the error window, the time to
-     the first acknowledged action after the kill; the cost per action of each mode;
+     asynchronous replication, then (the old primary made the new standby each time)
+     with synchronous replication, each mode once more with the primary's WAL sender
+     stopped for --stall seconds before the kill (the stream held back): acknowledged
+     actions lost, the error window, the time to the first acknowledged action after
+     the kill;
   5. the standby killed, then lagging far behind (replay paused): the reads that may lag
      and play, each timed;
-  6. benchmarks/api.py's action loop against its one-row ceiling on the same primary,
-     with the standby synchronous and then asynchronous: the throughput ratios;
+  6. the cost of synchronous replication: a one-row commit's time, and benchmarks/api.py's
+     action loop against its one-row ceiling on the same primary, the standby
+     synchronous and then asynchronous, in turn (--api-pairs): the ratios;
 then every match played passes the log check (verify_log's) and every acknowledged
 action is in its log.
 
-    .venv/bin/python benchmarks/cluster.py                 # about 8 minutes
+    .venv/bin/python benchmarks/cluster.py                 # about 20 minutes
     .venv/bin/python benchmarks/cluster.py --seconds 5 --no-api-ratio   # a quick look
 
 Everything on 127.0.0.1 under a temporary run directory; everything it starts it stops.
 """
 
 import argparse
+import http.client
 import json
 import os
 import random
 import re
+import signal
 import subprocess
 import sys
 import tempfile
@@ -71,6 +76,8 @@ class Load:
     acks: dict[str, int] = field(default_factory=dict)  # match -> newest seq acknowledged
     seen: dict[str, int] = field(default_factory=dict)  # active match -> newest seq viewed
     acked: list[tuple[float, str, int]] = field(default_factory=list)  # (when, match, seq)
+    moved: list[tuple[float, str]] = field(default_factory=list)  # (when, match): seq changed
+    created: dict[str, float] = field(default_factory=dict)  # match -> when acknowledged
     owners: dict[str, int] = field(default_factory=dict)  # match -> client index
     finished: list[tuple[str, int]] = field(default_factory=list)  # (match, its seq)
     first_error: str = ""
@@ -102,7 +109,8 @@ class Load:
         start = time.monotonic()
         try:
             status, payload, _s = client.call(method, path, body, user=user)
-        except OSError as exc:  # nginx itself did not answer (not expected)
+        except (OSError, http.client.HTTPException) as exc:
+            # No whole answer: nginx passes on what a node that died mid-answer had sent.
             status, payload = 0, {"error": repr(exc)}
             client.conn.close()
         self.note(kind, status, time.monotonic() - start, str(payload)[:200])
@@ -129,6 +137,8 @@ class Load:
                 time.sleep(0.05)
                 continue
             with self.lock:
+                if self.seen.get(match_id) != match["seq"]:
+                    self.moved.append((time.monotonic(), match_id))
                 self.seen[match_id] = match["seq"]
                 if match["status"] != "active":
                     self.finished.append((match_id, match["seq"]))
@@ -167,6 +177,7 @@ class Load:
         match_id = body["id"]
         with self.lock:
             self.owners[match_id] = index
+            self.created[match_id] = time.monotonic()
         if not against_computers:
             for other in (1, 2, 3):
                 path = f"/api/v1/matches/{match_id}/join"
@@ -299,7 +310,10 @@ except ImportError:
     from games.log_check import check_log, export_match_log
 out = {}
 for match_id in json.load(sys.stdin):
-    match = Match.objects.get(pk=match_id)
+    match = Match.objects.filter(pk=match_id).first()
+    if match is None:  # its creation acknowledged, then lost
+        out[match_id] = {"events": 0, "status": "missing", "seq": 0, "problem": ""}
+        continue
     document = export_match_log(match)
     try:
         check_log(document)
@@ -328,10 +342,12 @@ def check_logs(cluster: Cluster, load: Load) -> dict:
     lost_at = sorted(t for t, m, seq in load.acked if m in lost and seq > logs[m]["events"])
     bad = {m: log["problem"] for m, log in logs.items() if log["problem"]}
     stuck = [m for m, log in logs.items() if log["status"] == "active"]
+    missing = [m for m, log in logs.items() if log["status"] == "missing"]
     return {
         "matches": len(logs),
         "lost": lost,
         "lost_at": lost_at,
+        "missing": missing,
         "bad": bad,
         "active": stuck,
         "logs": logs,
@@ -388,24 +404,31 @@ def steady(cluster: Cluster, load: Load, seconds: float) -> dict:
 
 
 def kill_api_node(cluster: Cluster, load: Load, seconds: float) -> dict:
-    t = time.monotonic()
-    cluster.kill("api1")
-    hold(seconds)
-    counted, failed, last, statuses = error_window(load, t, time.monotonic())
-    cluster.start_api(0)
-    back = time.monotonic()
-    hold(seconds)
-    routed = routed_to(cluster, back)
-    return {
-        "requests": counted,
-        "failed": failed,
-        "error_window_s": last,
-        "statuses": statuses,
-        "acks_while_down": sum(
-            1 for o in load.window(t, back) if o.kind == "action" and o.status == 200
-        ),
-        "after_restart_node1_share": routed,
-    }
+    """API node 1 killed, its matches on node 2 for `seconds`, node 1 started again (its
+    matches back to it, a new process: each rebuilt from the database), then killed
+    once more: its matches back on node 2, which holds the copies it made at the first
+    kill, now stale (the log has moved on): each must be brought up to date from the
+    database, never answer as it stands (a view from a stale copy would offer an
+    action at an old seq: 409 at once)."""
+    out = {}
+    for round_ in (1, 2):
+        t = time.monotonic()
+        cluster.kill("api1")
+        hold(seconds)
+        counted, failed, last, statuses = error_window(load, t, time.monotonic())
+        cluster.start_api(0)
+        back = time.monotonic()
+        hold(seconds)
+        acks = sum(1 for o in load.window(t, back) if o.kind == "action" and o.status == 200)
+        out[f"kill{round_}"] = {
+            "requests": counted,
+            "failed": failed,
+            "error_window_s": round(last, 3),
+            "statuses": statuses,
+            "acks_while_down": acks,
+            "node1_share_after_restart": round(routed_to(cluster, back), 3),
+        }
+    return out
 
 
 def routed_to(cluster: Cluster, since_monotonic: float) -> float:
@@ -434,13 +457,31 @@ def one_node_per_match(cluster: Cluster) -> tuple[int, int]:
 
 
 def kill_turn_worker(cluster: Cluster, load: Load, seconds: float) -> dict:
+    """Turn worker 1 killed while computers play (each computer move waits
+    COMPUTER_MOVE_DELAY on the worker that took it: a task it holds, not yet done): the
+    longest any match against computers then waited for its seq to move, and whether
+    each moved on."""
     before = computer_seqs(load)
+    t = time.monotonic()
     cluster.kill("turn1")
     hold(seconds)
     after = computer_seqs(load)
     cluster.start_worker("turn1", "celery")
     moved = [m for m, seq in before.items() if after.get(m, seq) > seq or m not in after]
-    return {"computer_matches_moved_on": f"{len(moved)} of {len(before)}"}
+    with load.lock:
+        changes = [(when, m) for when, m in load.moved if when >= t - 1]
+    waits = []
+    for match_id in before:
+        times = [t] + sorted(when for when, m in changes if m == match_id)
+        waits.append(
+            max(b - a for a, b in zip(times, times[1:], strict=False))
+            if len(times) > 1
+            else seconds
+        )
+    return {
+        "computer_matches_moved_on": f"{len(moved)} of {len(before)}",
+        "longest_wait_s": round(max(waits, default=0.0), 2),
+    }
 
 
 def computer_seqs(load: Load) -> dict[str, int]:
@@ -449,11 +490,19 @@ def computer_seqs(load: Load) -> dict[str, int]:
         return {m: seq for m, seq in load.seen.items() if load.owners[m] < load.computers}
 
 
-def failover(cluster: Cluster, load: Load, seconds: float) -> dict:
+def failover(cluster: Cluster, load: Load, seconds: float, stall: float = 0) -> dict:
     """Kill the primary, promote the standby at once, play on; then the old primary made
-    the new standby."""
+    the new standby. With `stall`, the primary's WAL sender is stopped (SIGSTOP) that
+    many seconds before the kill, as a slow network or a busy standby would hold the
+    stream back: what asynchronous replication then loses is every commit of those
+    seconds. (Stopping the standby's receiver instead loses nothing here: the kernel
+    still takes the stream into the socket's buffer, which the receiver reads after.)"""
     mode = "synchronous" if cluster.synchronous else "asynchronous"
     p50, p99, _n = action_ms(load.window(time.monotonic() - seconds, time.monotonic()))
+    if stall:
+        sender = cluster.sql(cluster.primary, "SELECT pid FROM pg_stat_replication")[0][0]
+        os.kill(sender, signal.SIGSTOP)  # SIGKILL below ends it all the same
+        hold(stall)
     t = time.monotonic()
     cluster.kill_postgres(cluster.primary)
     dead = time.monotonic()  # every process of the primary gone
@@ -465,9 +514,10 @@ def failover(cluster: Cluster, load: Load, seconds: float) -> dict:
     counted, failed, last, statuses = error_window(load, t, time.monotonic())
     rebuilt = time.monotonic()
     cluster.rebuild_standby()
-    load.failovers.append((mode, t))
+    load.failovers.append((f"{mode}, stream stalled {stall:g} s", t))
     return {
         "mode": mode,
+        "stream_stalled_s": stall,
         "action_p50_ms_before": p50,
         "action_p99_ms_before": p99,
         "promoted_after_s": promoted,
@@ -520,9 +570,10 @@ def replica_down(cluster: Cluster, load: Load, seconds: float) -> dict:
     return out
 
 
-def api_ratio(cluster: Cluster, synchronous: bool, seconds: float) -> tuple[float, str]:
-    """benchmarks/api.py (its action loop against its one-row ceiling) on the cluster's
-    primary, the standby synchronous or not: the ratio it prints."""
+def api_ratio(cluster: Cluster, synchronous: bool, seconds: float, log: Path) -> dict:
+    """benchmarks/api.py (its action loop against its one-row ceiling, four people a match)
+    on the cluster's primary, the standby synchronous or not: the ratios it prints (its
+    whole output in `log`)."""
     cluster.set_synchronous(synchronous)
     done = subprocess.run(
         [sys.executable, "benchmarks/api.py", "--bots", "none", "--clients", "8",
@@ -532,13 +583,38 @@ def api_ratio(cluster: Cluster, synchronous: bool, seconds: float) -> tuple[floa
          "--cache-db", "5"],
         cwd=ROOT, capture_output=True, text=True, timeout=1200,
     )  # fmt: skip
-    found = re.search(r"ceiling POSTs per second \(same loop\): ([0-9.]+)", done.stdout)
-    lines = [
-        line for line in done.stdout.splitlines() if "POST /api/v1/matches/{id}/actions" in line
-    ]
-    if not found:
-        return float("nan"), done.stdout[-2000:] + done.stderr[-2000:]
-    return float(found.group(1)), (lines[0].strip() if lines else "")
+    log.write_text(done.stdout + done.stderr)
+
+    def find(pattern: str) -> float:
+        found = re.search(pattern, done.stdout)
+        return float(found.group(1)) if found else float("nan")
+
+    rounds = re.search(r"each round \(actions/s / ceiling POSTs/s\): (.*)", done.stdout)
+    return {
+        "throughput_ratio": find(r"ceiling POSTs per second \(same loop\): ([0-9.]+)"),
+        "p99_ratio": find(r"action POST p99 / ceiling POST p99: .* = ([0-9.]+)"),
+        "cpu_ratio": find(r"per ceiling loop \(GET \+ POST\): .* = ([0-9.]+)"),
+        "rounds": rounds.group(1) if rounds else "",
+    }
+
+
+def commit_times(cluster: Cluster, synchronous: bool, count: int = 400) -> tuple[float, float]:
+    """One connection committing a one-row INSERT `count` times on the primary, the standby
+    synchronous or not: p50 and p99 of a commit, in ms."""
+    import psycopg
+
+    cluster.set_synchronous(synchronous)
+    url = f"postgres://postgres@127.0.0.1:{cluster.primary.port}/euchre"
+    times = []
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("CREATE TABLE IF NOT EXISTS bench_commit (id bigserial, at float8)")
+        for _ in range(count):
+            start = time.perf_counter()
+            conn.execute("INSERT INTO bench_commit (at) VALUES (%s)", (start,))
+            times.append(time.perf_counter() - start)
+        conn.execute("DROP TABLE bench_commit")
+    times.sort()
+    return percentile(times, 50) * 1000, percentile(times, 99) * 1000
 
 
 # ---------------------------------------------------------------- main
@@ -555,12 +631,27 @@ def main() -> int:
     parser.add_argument("--computers", type=int, default=2, help="matches against computers (2)")
     parser.add_argument("--seconds", type=float, default=20, help="each phase (20)")
     parser.add_argument("--api-seconds", type=float, default=20, help="api.py's --seconds (20)")
-    parser.add_argument("--no-api-ratio", action="store_true", help="skip step 6")
+    parser.add_argument("--no-api-ratio", action="store_true", help="no api.py in step 6")
+    parser.add_argument(
+        "--api-pairs", type=int, default=2, help="api.py runs, synchronous then not (2)"
+    )
+    parser.add_argument("--async-failovers", type=int, default=3, help="asynchronous (3)")
+    parser.add_argument("--sync-failovers", type=int, default=3, help="synchronous (3)")
+    parser.add_argument(
+        "--stall",
+        type=float,
+        default=2,
+        help="one more failover of each mode, the primary's WAL sender stopped this many"
+        " seconds before the kill (2)",
+    )
+    parser.add_argument(
+        "--move-delay", type=float, default=0.3, help="COMPUTER_MOVE_DELAY, seconds (0.3)"
+    )
     parser.add_argument("--keep", action="store_true", help="leave the run directory")
     args = parser.parse_args()
 
     run_dir = Path(tempfile.mkdtemp(prefix="euchre-cluster-"))
-    cluster = Cluster(run_dir)
+    cluster = Cluster(run_dir, extra_env={"COMPUTER_MOVE_DELAY": f"{args.move_delay:g}"})
     print(f"benchmarks/cluster.py: run directory {run_dir}")
     begun = time.monotonic()
     try:
@@ -581,15 +672,20 @@ def main() -> int:
         report["api_kill"] = kill_api_node(cluster, load, args.seconds / 2)
         print_dict(report["api_kill"])
         print("\n3. turn worker 1 killed, started again after the phase")
-        report["worker_kill"] = kill_turn_worker(cluster, load, args.seconds / 2)
+        report["worker_kill"] = kill_turn_worker(cluster, load, max(args.seconds, 30))
         print_dict(report["worker_kill"])
-        for synchronous in (False, True):
+        modes = [(False, 0)] * args.async_failovers + [(False, args.stall)]
+        modes += [(True, 0)] * args.sync_failovers + [(True, args.stall)]
+        for i, (synchronous, stall) in enumerate(modes):
             cluster.set_synchronous(synchronous)
             hold(3)
             name = "sync" if synchronous else "async"
-            print(f"\n4. the primary killed, the standby promoted ({name} replication)")
-            report[f"failover_{name}"] = failover(cluster, load, args.seconds / 2)
-            print_dict(report[f"failover_{name}"])
+            print(
+                f"\n4.{i + 1} the primary killed, the standby promoted ({name} replication"
+                + (f", its WAL sender stopped {stall:g} s before)" if stall else ")")
+            )
+            report[f"failover_{i + 1}_{name}"] = failover(cluster, load, args.seconds / 2, stall)
+            print_dict(report[f"failover_{i + 1}_{name}"])
         print("\n5. the standby killed, then made again and paused (synchronous wanted)")
         report["replica_down"] = replica_down(cluster, load, args.seconds / 2)
         print_dict(report["replica_down"])
@@ -606,25 +702,40 @@ def main() -> int:
             f"\nlog check: {checked['matches']} matches, {len(checked['bad'])} failed verify_log,"
             f" {len(checked['active'])} still active at the end (played to the end: "
             f"{len(load.finished)}); acknowledged seqs {acked} in {len(load.acks)} matches,"
-            f" lost: {len(checked['lost'])} matches {checked['lost']}"
+            f" lost: {len(checked['lost'])} matches {checked['lost']}; matches whose creation"
+            f" was acknowledged and which are not there: {len(checked['missing'])}"
         )
-        for mode, killed in load.failovers:
-            # An action lost at a failover was acknowledged within a second before the kill.
+        for i, (mode, killed) in enumerate(load.failovers):
+            # An action lost at a failover was acknowledged shortly before the kill.
             near = [t for t in checked["lost_at"] if killed - 5 <= t <= killed + 1]
-            print(f"  acknowledged and lost at the {mode} failover: {len(near)}")
-            report[f"lost_{mode}"] = len(near)
+            gone = [m for m in checked["missing"] if killed - 5 <= load.created[m] <= killed + 1]
+            print(
+                f"  acknowledged and lost at failover {i + 1} ({mode}): {len(near)} actions,"
+                f" {len(gone)} matches created"
+            )
+            report[f"lost_{i + 1}_{mode}"] = (len(near), len(gone))
+        statuses = Counter(o.status for o in load.outcomes if o.kind == "action")
+        print(f"  action answers by status, whole run: {dict(statuses)}")
         if checked["bad"]:
             print(f"  failed: {list(checked['bad'].items())[:5]}")
         print(f"  first error the clients saw: {load.first_error}")
+        print("\n6. the cost of synchronous replication")
+        for synchronous in (False, True, False, True):
+            name = "synchronous" if synchronous else "asynchronous"
+            p50, p99 = commit_times(cluster, synchronous)
+            print(f"  a one-row commit, {name}: p50 {p50:.2f} ms, p99 {p99:.2f} ms")
+            report.setdefault(f"commit_{name}", []).append((p50, p99))
         if not args.no_api_ratio:
             print(
-                "\n6. benchmarks/api.py on the primary, the action loop against the one-row ceiling"
+                "  benchmarks/api.py on the primary, the action loop against the one-row ceiling:"
             )
-            for synchronous in (True, False):
-                ratio, line = api_ratio(cluster, synchronous, args.api_seconds)
-                name = "synchronous" if synchronous else "asynchronous"
-                print(f"  {name}: ratio {ratio:.2f}  (action POST: {line})")
-                report[f"api_ratio_{name}"] = ratio
+            for i in range(args.api_pairs):
+                for synchronous in (True, False):
+                    name = "synchronous" if synchronous else "asynchronous"
+                    log = run_dir / f"api-{name}-{i + 1}.log"
+                    ratios = api_ratio(cluster, synchronous, args.api_seconds, log)
+                    print(f"  {name}: {ratios}")
+                    report.setdefault(f"api_{name}", []).append(ratios)
         (run_dir / "report.json").write_text(json.dumps(report, indent=2, default=str))
         print(
             f"\nwhole run: {time.monotonic() - begun:.0f} s; figures in {run_dir / 'report.json'}"

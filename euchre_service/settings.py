@@ -170,6 +170,9 @@ _replica = replica_from_env(int(os.environ.get("DATABASE_CONN_MAX_AGE", "0")))
 if _replica:
     DATABASES["replica"] = _replica
 DATABASE_ROUTERS = ["games.log.replica.ReplicaRouter"]
+# A replica further behind the primary than this many seconds (or not answering) is not
+# read: the reads that may lag read the primary until it is back within it.
+DATABASE_REPLICA_MAX_LAG = float(os.environ.get("DATABASE_REPLICA_MAX_LAG", "30"))
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # Redis serves the throttles' shared counters and (later) the live streams when

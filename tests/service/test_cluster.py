@@ -29,6 +29,7 @@ from benchmarks._cluster import (
     nginx_server_config,
 )
 from benchmarks._server import ROOT
+from benchmarks.api import SEATS, Client
 from benchmarks.cluster import Load, check_logs, make_tokens
 from euchre_service.settings import database_from_env
 
@@ -80,6 +81,8 @@ def test_the_clusters_nginx_serves_productions_file_with_the_nodes_ports(tmp_pat
 
 # ---------------------------------------------------------------- on real processes
 
+MAX_LAG = 1  # seconds a replica may be behind and still be read (DATABASE_REPLICA_MAX_LAG)
+
 
 @pytest.fixture(scope="module")
 def cluster() -> Cluster:
@@ -87,10 +90,46 @@ def cluster() -> Cluster:
     on spare ports, taken down after the module. Its folder in /tmp, not pytest's (the
     postgres user must reach its data folders)."""
     run_dir = Path(tempfile.mkdtemp(prefix="euchre-cluster-test-"))
-    cluster = Cluster(run_dir, synchronous=True).start()
+    extra_env = {"DATABASE_REPLICA_MAX_LAG": str(MAX_LAG)}
+    cluster = Cluster(run_dir, synchronous=True, extra_env=extra_env).start()
     yield cluster
     cluster.stop()
     shutil.rmtree(run_dir, ignore_errors=True)
+
+
+def test_the_reads_that_may_lag_leave_a_standby_far_behind_for_the_primary(cluster):
+    """The standby's replay paused (as one far behind would be): a match played to its
+    end meanwhile is at once in the list of one's finished matches and in one's figures,
+    since a replica more than DATABASE_REPLICA_MAX_LAG seconds behind is not read (they
+    read the paused standby, without it); its replay is whole."""
+    client = Client(cluster.nginx_port, make_tokens(cluster, 1)[0])
+    cluster.sql(cluster.standby, "SELECT pg_wal_replay_pause()")
+    try:
+        time.sleep(MAX_LAG + 1.5)  # past the lag allowed, and the routers' last look
+        body = {"seats": SEATS, "options": {"target_score": 1}}
+        status, match, _ = client.call("POST", "/api/v1/matches", body)
+        assert status == 201, match
+        deadline = time.monotonic() + 180
+        while match["status"] == "active":
+            assert time.monotonic() < deadline, match
+            status, match, _ = client.call("GET", f"/api/v1/matches/{match['id']}")
+            legal = match["view"]["legal_actions"]
+            if legal:
+                path = f"/api/v1/matches/{match['id']}/actions"
+                client.call("POST", path, {**legal[0], "expected_seq": match["seq"]})
+            else:
+                time.sleep(0.05)  # the computers' turns, on the turn workers
+        status, body, _ = client.call("GET", "/api/v1/matches?status=finished")
+        assert status == 200 and [m["id"] for m in body["results"]] == [match["id"]], body
+        status, me, _ = client.call("GET", "/api/v1/me")
+        status, stats, _ = client.call("GET", f"/api/v1/users/{me['username']}/stats")
+        assert status == 200 and stats["all"]["matches"] == 1, stats
+        status, replay, _ = client.call("GET", f"/api/v1/matches/{match['id']}/replay")
+        assert status == 200 and replay["hands"][-1]["events"][-1]["seq"] == match["seq"]
+        assert cluster.sql(cluster.standby, "SELECT pg_is_wal_replay_paused()")[0][0]
+    finally:
+        cluster.sql(cluster.standby, "SELECT pg_wal_replay_resume()")
+        client.close()
 
 
 def acks_since(load: Load, t: float, count: int, timeout: float = 180) -> None:
