@@ -1,10 +1,16 @@
-"""What the benchmarks that run the service share (api, stream, feed, quickplay, storage,
-profile_action, capacity; the hostile-client suite and the fault tests too): a fresh
-PostgreSQL database (or a given one; or a private PostgreSQL server, PrivatePostgres), two
-spare Redis databases, gunicorn and/or uvicorn with the production settings, and
-(optionally) a Celery worker and celery beat, or Django in this process; the command-line
-options that name them; and the percentiles the figures are printed as. Everything on
-127.0.0.1; everything it starts it stops, by process group, at the end.
+"""How every benchmark that runs the service starts it (api, stream, feed, quickplay,
+storage, profile_action, capacity, spread, partitioning, records, celery_memory,
+review_memory; the hostile-client suite, the fault tests and the cluster too): a fresh
+PostgreSQL database (or a given one; or a private PostgreSQL server, PrivatePostgres), a
+Redis server of the run's own on a spare port (RedisServer; or two databases of a given
+one, --redis-url), gunicorn and/or uvicorn with the production settings, and (optionally)
+a Celery worker and celery beat, or Django in this process; the command-line options that
+name them (add_stack_arguments); and the percentiles the figures are printed as.
+Everything on 127.0.0.1; everything it starts it stops, by process group, at the end:
+
+    with Stack.from_args(args, "euchre-bench-x-") as stack:   # made and migrated here
+        stack.start_gunicorn()
+        ...                                                    # all stopped and dropped here
 """
 
 import argparse
@@ -84,14 +90,14 @@ def add_stack_arguments(
     parser: argparse.ArgumentParser,
     *,
     database: str,
-    broker_db: int,
-    cache_db: int,
     port: int | None = None,
     keep_database: bool = True,
     gunicorn: bool = False,
+    redis: bool = True,
 ) -> None:
     """The options that say where a benchmark's Stack runs: its own database (made fresh,
-    dropped at the end unless --keep-database), two spare Redis databases (emptied), the
+    dropped at the end unless --keep-database), Redis (`redis`: by default a redis-server
+    of the run's own on a spare port; --redis-url: two databases of that one, emptied), the
     server's port on 127.0.0.1 (`port`: the default, None: no server) and, with
     `gunicorn`, its processes and threads (production's defaults)."""
     if gunicorn:
@@ -105,9 +111,14 @@ def add_stack_arguments(
     if port is not None:
         parser.add_argument("--port", type=int, default=port, help=f"on 127.0.0.1 ({port})")
     parser.add_argument("--database-url", default=f"postgres://postgres@127.0.0.1:5432/{database}")
-    parser.add_argument("--redis-url", default="redis://127.0.0.1:6379")
-    parser.add_argument("--broker-db", type=int, default=broker_db)
-    parser.add_argument("--cache-db", type=int, default=cache_db)
+    if redis:
+        parser.add_argument(
+            "--redis-url",
+            help="an existing Redis server to use (its --broker-db and --cache-db are emptied);"
+            " by default a redis-server of the run's own on a spare port",
+        )
+        parser.add_argument("--broker-db", type=int, default=0, help="with --redis-url (0)")
+        parser.add_argument("--cache-db", type=int, default=1, help="with --redis-url (1)")
     if keep_database:
         parser.add_argument("--keep-database", action="store_true")
 
@@ -123,17 +134,24 @@ def cpu_line(cpu: dict[str, float], when: str = "") -> str:
     )
 
 
-def stream_server_env(keepalive: float) -> dict[str, str]:
-    """uvicorn as production runs the live streams (settings_production, a Celery worker
-    for the tasks), keep-alives every `keepalive` seconds, no stream ending by itself
-    during a run."""
+def production_env(**more: str) -> dict[str, str]:
+    """A Stack's extra_env for the production settings as they are (settings_production,
+    no benchmark endpoints, a Celery worker for the tasks), with `more` over them."""
     return {
         "DJANGO_SETTINGS_MODULE": "euchre_service.settings_production",
         "BENCHMARK_ENDPOINTS": "0",
         "CELERY_TASK_ALWAYS_EAGER": "0",
-        "STREAM_KEEPALIVE_SECONDS": f"{keepalive:g}",
-        "STREAM_MAX_SECONDS": "3600",  # longer than the run: no stream ends by itself
+        **more,
     }
+
+
+def stream_server_env(keepalive: float) -> dict[str, str]:
+    """uvicorn as production runs the live streams (production_env), keep-alives every
+    `keepalive` seconds, no stream ending by itself during a run."""
+    return production_env(
+        STREAM_KEEPALIVE_SECONDS=f"{keepalive:g}",
+        STREAM_MAX_SECONDS="3600",  # longer than the run: no stream ends by itself
+    )
 
 
 def _processes() -> Iterator[tuple[int, str, list[str]]]:
@@ -227,15 +245,16 @@ def local_seats(prefix: str, seats: int = 4) -> Callable[..., Any]:
 
 
 class Stack:
-    """The servers one benchmark run needs, made fresh and taken down afterwards."""
+    """The servers one benchmark run needs, made fresh and taken down afterwards; as a
+    context manager, prepared on entry and cleaned up on exit (SIGTERM too)."""
 
     def __init__(
         self,
         *,
         database_url: str,
-        redis_url: str,
-        broker_db: int,
-        cache_db: int,
+        redis_url: str | None,
+        broker_db: int = 0,
+        cache_db: int = 1,
         port: int,
         log_dir: Path,
         stream_port: int | None = None,
@@ -249,8 +268,15 @@ class Stack:
         self.database = urlsplit(database_url).path.lstrip("/")
         if not self.database.replace("_", "").isalnum():
             raise SystemExit(f"a plain database name please, not {self.database!r}")
-        self.broker_url = with_path(require_loopback(redis_url), f"/{broker_db}")
-        self.cache_url = with_path(redis_url, f"/{cache_db}")
+        # Redis: None, a redis-server of the Stack's own (started by prepare, stopped by
+        # clean_up); "": none at all (no broker, no cache: the tasks eager); else that one.
+        self.redis = RedisServer(log_dir) if redis_url is None else None
+        self.redis_url = with_path(self.redis.url, "") if self.redis else redis_url
+        if self.redis_url:
+            self.broker_url = with_path(require_loopback(self.redis_url), f"/{broker_db}")
+            self.cache_url = with_path(self.redis_url, f"/{cache_db}")
+        else:
+            self.broker_url = self.cache_url = ""
         self.port = port
         # uvicorn's port when gunicorn runs beside it (the production shape); else `port`.
         self.stream_port = stream_port or port
@@ -263,6 +289,7 @@ class Stack:
         self.processes: list[tuple[str, subprocess.Popen]] = []
         self.secret_key = secrets.token_urlsafe(50)
         self.django_is_here = False  # Django set up in this process (django_here)
+        self.keep_database = False  # clean_up's default (from_args: --keep-database)
 
     @classmethod
     def from_args(cls, args: argparse.Namespace, log_prefix: str, **options: Any) -> "Stack":
@@ -271,32 +298,55 @@ class Stack:
         for name in ("workers", "threads"):  # gunicorn's, if the benchmark has them
             if hasattr(args, name):
                 options.setdefault(name, getattr(args, name))
-        return cls(
+        stack = cls(
             database_url=args.database_url,
-            redis_url=args.redis_url,
-            broker_db=args.broker_db,
-            cache_db=args.cache_db,
+            redis_url=getattr(args, "redis_url", ""),  # no Redis options: no Redis
+            broker_db=getattr(args, "broker_db", 0),
+            cache_db=getattr(args, "cache_db", 1),
             port=getattr(args, "port", 0),
             log_dir=Path(tempfile.mkdtemp(prefix=log_prefix)),
             **options,
         )
+        stack.keep_database = getattr(args, "keep_database", False)
+        return stack
+
+    def __enter__(self) -> "Stack":
+        # Stopped with SIGTERM (or SIGINT, which a shell's background job ignores): the
+        # KeyboardInterrupt leaves the `with`, so everything is cleaned up all the same.
+        signal.signal(signal.SIGTERM, signal.default_int_handler)
+        try:
+            self.prepare()
+        except BaseException:
+            self.clean_up(self.keep_database)
+            raise
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.clean_up(self.keep_database)
 
     def prepare(self) -> None:
-        """A fresh database, migrated, and the two Redis databases emptied."""
+        """Its own Redis server started (or the two Redis databases emptied), and a fresh
+        database, migrated."""
+        if self.redis is not None:
+            self.redis.start()
         self.create_database()
         self.flush_redis()
         self.migrate()
 
     def clean_up(self, keep_database: bool = False) -> None:
-        """Stop what it started, empty the Redis databases and drop the database (unless
-        kept); a failure here is printed, not raised: the run's figures still count."""
+        """Stop what it started, empty the Redis databases (or stop its own Redis) and drop
+        the database (unless kept); a failure here is printed, not raised: the run's
+        figures still count."""
         self.stop()
         if self.django_is_here:
             from django.db import connections  # set up by django_here
 
             connections.close_all()  # this process's own, before the database is dropped
         try:
-            self.flush_redis()
+            if self.redis is not None:
+                self.redis.stop()
+            else:
+                self.flush_redis()
             if not keep_database:
                 self.drop_database()
         except Exception as exc:  # pragma: no cover - reported, not fatal
@@ -362,7 +412,7 @@ class Stack:
     def flush_redis(self) -> None:
         import redis
 
-        for url in (self.broker_url, self.cache_url):
+        for url in filter(None, (self.broker_url, self.cache_url)):
             client = redis.Redis.from_url(url, socket_timeout=5)
             client.flushdb()
             client.close()

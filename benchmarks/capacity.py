@@ -232,8 +232,6 @@ def parse_args() -> argparse.Namespace:
     add_stack_arguments(
         parser,
         database="euchre_bench_scale_capacity",
-        broker_db=14,
-        cache_db=15,
         port=8896,
         keep_database=False,
     )

@@ -200,7 +200,7 @@ def main() -> None:
         default=NO_MEMORY_CAP_KIB,
         help="CELERY_MAX_MEMORY_PER_CHILD, KiB (default: out of reach, so growth is seen)",
     )
-    add_stack_arguments(parser, database="euchre_bench_soak", broker_db=8, cache_db=9)
+    add_stack_arguments(parser, database="euchre_bench_soak")
     args = parser.parse_args()
     stack = Stack.from_args(
         args,

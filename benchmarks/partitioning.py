@@ -87,9 +87,7 @@ def main() -> int:
     parser.add_argument("--ops", type=int, default=400, help="reads and inserts a round")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--play", action="store_true", help=argparse.SUPPRESS)  # the child
-    add_stack_arguments(
-        parser, database="euchre_bench_scale", broker_db=12, cache_db=13, keep_database=False
-    )
+    add_stack_arguments(parser, database="euchre_bench_scale", keep_database=False)
     args = parser.parse_args()
     if args.play:
         return play_here(args)
@@ -135,11 +133,10 @@ def execute(url: str, sql: str) -> None:
 
 
 def play(stack: Stack, args: argparse.Namespace) -> dict:
-    """The child process plays the matches (Django set up on this stack's database)."""
+    """The child process plays the matches (Django set up on this stack's database and
+    Redis, from the environment it is given)."""
     done = subprocess.run(
-        [sys.executable, __file__, "--play", "--matches", str(args.matches),
-         "--database-url", stack.database_url, "--redis-url", args.redis_url,
-         "--broker-db", str(args.broker_db), "--cache-db", str(args.cache_db)],
+        [sys.executable, __file__, "--play", "--matches", str(args.matches)],
         cwd=ROOT, env=stack.env(), capture_output=True, text=True, timeout=900,
     )  # fmt: skip
     if done.returncode != 0:

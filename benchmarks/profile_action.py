@@ -47,9 +47,7 @@ def main() -> int:
     parser.add_argument(
         "--dump", help="also write the action POSTs' profile here, the views' to DUMP.view"
     )
-    add_stack_arguments(
-        parser, database="euchre_bench_profile", broker_db=10, cache_db=11, keep_database=False
-    )
+    add_stack_arguments(parser, database="euchre_bench_profile", keep_database=False)
     args = parser.parse_args()
     stack = Stack.from_args(args, "euchre-profile-", eager=True)
     try:

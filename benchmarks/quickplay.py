@@ -113,8 +113,6 @@ def parse_args() -> argparse.Namespace:
     add_stack_arguments(
         parser,
         database="euchre_bench_quickplay",
-        broker_db=14,
-        cache_db=15,
         port=8793,
         gunicorn=True,
     )

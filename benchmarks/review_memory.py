@@ -165,7 +165,7 @@ def main() -> None:
         default=NO_MEMORY_CAP_KIB,
         help="CELERY_MAX_MEMORY_PER_CHILD, KiB (default: out of reach, so growth is seen)",
     )
-    add_stack_arguments(parser, database="euchre_bench_review_memory", broker_db=0, cache_db=1)
+    add_stack_arguments(parser, database="euchre_bench_review_memory")
     parser.set_defaults(redis_url=None)
     args = parser.parse_args()
     if args.produce:

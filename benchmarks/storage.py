@@ -52,9 +52,7 @@ GOAL_KB = 50
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--matches", type=int, default=8)
-    add_stack_arguments(
-        parser, database="euchre_bench_storage", broker_db=10, cache_db=11, keep_database=False
-    )
+    add_stack_arguments(parser, database="euchre_bench_storage", keep_database=False)
     args = parser.parse_args()
     stack = Stack.from_args(args, "euchre-storage-", eager=True)
     try:

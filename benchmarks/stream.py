@@ -800,8 +800,6 @@ def parse_args() -> argparse.Namespace:
     add_stack_arguments(
         parser,
         database="euchre_bench_stream",
-        broker_db=12,
-        cache_db=13,
         port=8791,
         gunicorn=True,
     )
@@ -859,7 +857,7 @@ def main() -> int:
         granted = re.search(r"Max open files\s+(\d+)", limits)
         version = stack.query("SHOW server_version")[0][0]
         print(
-            f"  PostgreSQL {version}, database {stack.database}; Redis {args.redis_url}"
+            f"  PostgreSQL {version}, database {stack.database}; Redis {stack.redis_url}"
             f" db {args.broker_db} (broker), {args.cache_db} (cache, REDIS_URL: pub/sub);"
             f" server open-files limit {granted.group(1) if granted else '?'}; logs in {log_dir}"
         )

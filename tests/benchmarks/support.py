@@ -5,10 +5,7 @@ import pathlib
 import socket
 import subprocess
 import sys
-import tempfile
 from urllib.parse import urlsplit, urlunsplit
-
-from tests.redis_server import RedisServer
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
 
@@ -25,22 +22,15 @@ def sibling_url(url: str, path: str) -> str:
 
 
 def run_benchmark(script: str, *args: str, timeout: float = 300) -> str:
-    """`benchmarks/<script>` with `args` and a Redis server of its own on a spare port
-    (benchmarks pick fixed database numbers, so two test runs side by side sharing one
-    Redis would flush each other's); its output, once it has exited 0."""
-    with tempfile.TemporaryDirectory(prefix="bench-redis-") as folder:
-        redis = RedisServer(pathlib.Path(folder)).start()
-        try:
-            result = subprocess.run(
-                [sys.executable, f"benchmarks/{script}", *args,
-                 "--redis-url", sibling_url(redis.url, "")],
-                capture_output=True,
-                text=True,
-                cwd=REPO,
-                timeout=timeout,
-            )  # fmt: skip
-        finally:
-            redis.stop()
+    """`benchmarks/<script>` with `args` (on a Redis server of its own, as every benchmark
+    runs by default); its output, once it has exited 0."""
+    result = subprocess.run(
+        [sys.executable, f"benchmarks/{script}", *args],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=timeout,
+    )
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     return result.stdout
 
