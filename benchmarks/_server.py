@@ -263,7 +263,14 @@ class Stack:
         eager: bool = False,
         celery_concurrency: int = 1,
         extra_env: dict[str, str] | None = None,
+        private_postgres: bool = False,
     ) -> None:
+        # With `private_postgres`: the database (by its name in `database_url`) on a
+        # PostgreSQL server of the Stack's own (made and started by prepare, removed by
+        # clean_up), whose figures (its WAL, its backends' CPU) are the run's alone.
+        self.postgres = PrivatePostgres() if private_postgres else None
+        if self.postgres is not None:
+            database_url = with_path(self.postgres.url, urlsplit(database_url).path)
         self.database_url = require_loopback(database_url)
         self.database = urlsplit(database_url).path.lstrip("/")
         if not self.database.replace("_", "").isalnum():
@@ -325,10 +332,12 @@ class Stack:
         self.clean_up(self.keep_database)
 
     def prepare(self) -> None:
-        """Its own Redis server started (or the two Redis databases emptied), and a fresh
-        database, migrated."""
+        """Its own Redis server started (or the two Redis databases emptied), its own
+        PostgreSQL server if it has one, and a fresh database, migrated."""
         if self.redis is not None:
             self.redis.start()
+        if self.postgres is not None:
+            self.postgres.init().start()
         self.create_database()
         self.flush_redis()
         self.migrate()
@@ -347,7 +356,9 @@ class Stack:
                 self.redis.stop()
             else:
                 self.flush_redis()
-            if not keep_database:
+            if self.postgres is not None:
+                self.postgres.destroy()
+            elif not keep_database:
                 self.drop_database()
         except Exception as exc:  # pragma: no cover - reported, not fatal
             print(f"  clean-up: {exc!r}")

@@ -9,8 +9,9 @@ next to the framework's ceiling on this machine.
 
 What it does, all on 127.0.0.1, and stops by itself:
   1. makes a fresh PostgreSQL database (--database-url, default euchre_bench; dropped
-     first and, unless --keep-database, at the end) and migrates it; empties two spare
-     Redis databases (--broker-db, --cache-db) for the broker and the cache;
+     first and, unless --keep-database, at the end) and migrates it; starts a Redis server
+     of its own on a spare port for the broker and the cache (--redis-url: two databases of
+     that one, --broker-db and --cache-db, emptied);
   2. starts gunicorn with the production settings (through benchmarks/bench_settings.py,
      which adds the ceiling endpoint) and euchre_service/gunicorn.conf.py, plain HTTP
      (SECURE_SSL_REDIRECT=false), the action throttle raised (THROTTLE_ACTIONS);
@@ -85,10 +86,10 @@ class Client:
     """One keep-alive HTTP/1.1 connection to 127.0.0.1, reopened if the server closes it,
     holding the tokens of one or more users (one per seat it plays)."""
 
-    def __init__(self, port: int, tokens: list[str] | None = None) -> None:
-        self.port = port
+    def __init__(self, port: int, tokens: list[str] | None = None, timeout: float = 10) -> None:
+        self.port, self.timeout = port, timeout
         self.tokens = tokens or []
-        self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
         self.reconnects = 0
         # With a dict: ask the server for each request's SQL (benchmarks/query_census.py)
         # and keep it here, per endpoint.
@@ -118,7 +119,7 @@ class Client:
                 # The server closed an idle keep-alive connection (a worker recycled):
                 # nothing was processed, so sending again on a new connection is safe.
                 self.conn.close()
-                self.conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=10)
+                self.conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=self.timeout)
                 self.reconnects += 1
                 if attempt:
                     raise
@@ -633,8 +634,7 @@ def main() -> int:
             f"  computer players: one Celery worker (prefork, concurrency"
             f" {args.celery_concurrency}) through Redis; clients poll GET until their turn"
         )
-    try:
-        stack.prepare()
+    with stack:
         stack.start_gunicorn()
         if args.bots == "worker":
             stack.start_worker()
@@ -687,8 +687,6 @@ def main() -> int:
                 lambda c, w, t: ping_loop(c, w, limit, t, read=False),
             )
         census = query_census(tokens[0], args, eager, people)
-    finally:
-        stack.clean_up(args.keep_database)
 
     action = figures(play, ACTION, args.seconds)
     view = figures(play, VIEW, args.seconds)

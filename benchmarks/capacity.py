@@ -8,7 +8,8 @@ Runs the production shape on 127.0.0.1 against a PostgreSQL server of its own (i
 spare port, removed at the end: the WAL it counts is this run's alone; the shared server's
 WAL mixes everyone's): gunicorn (--workers 1 x --threads 4) for the REST API, one uvicorn
 process for the streams, one Celery worker process (--concurrency 1) for the computer
-players, all on the production settings (Redis: --redis-url, databases 14 and 15).
+players, all on the production settings, and a Redis server of its own (--redis-url: that
+one instead).
 
 1. Idle: the servers' resident memory with nothing to do, once one match was played.
 2. A person's pace: --matches matches at once, each one person (a client here) and three
@@ -44,7 +45,6 @@ from dataclasses import dataclass
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from benchmarks._server import (  # noqa: E402
-    PrivatePostgres,
     Stack,
     add_stack_arguments,
     cpu_line,
@@ -52,7 +52,6 @@ from benchmarks._server import (  # noqa: E402
     cpu_used,
     group_usage,
     stream_server_env,
-    with_path,
 )
 from benchmarks.stream import Http, Stream, sign_up  # noqa: E402
 from games.log.events import ACTION_EVENTS  # noqa: E402
@@ -241,9 +240,6 @@ def parse_args() -> argparse.Namespace:
 
 def main() -> int:
     args = parse_args()
-    postgres = PrivatePostgres().init()
-    postgres.start()
-    args.database_url = with_path(postgres.url, "/euchre_bench_scale_capacity")
     stack = Stack.from_args(
         args,
         "euchre-capacity-",
@@ -257,20 +253,17 @@ def main() -> int:
             "COMPUTER_MOVE_DELAY": "0",
             "DATABASE_CONN_MAX_AGE": "3600",
         },
+        private_postgres=True,
     )
-    try:
-        stack.prepare()
+    with stack:
         stack.start_gunicorn()
         api = set(stack.process_groups())
         stack.start_uvicorn()
         api |= stack.process_groups()
         stack.start_worker()
         worker = stack.process_groups() - api
-        groups = {"API": api, "worker": worker, "PostgreSQL": {postgres.pid()}}
+        groups = {"API": api, "worker": worker, "PostgreSQL": {stack.postgres.pid()}}
         asyncio.run(run(args, stack, groups))
-    finally:
-        stack.clean_up()
-        postgres.destroy()
     return 0
 
 

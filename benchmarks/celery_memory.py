@@ -16,20 +16,25 @@ With --cap KIB the worker runs with that cap instead, to see children replaced b
 Every --sample seconds it prints each pool child's RSS and the tasks done so far; at the
 end, the children's growth per hour in each third of the run and whether it levels off,
 and any child that was replaced (a new pid). Everything runs on 127.0.0.1 in its own
-database (euchre_bench_soak) and Redis databases 8 and 9, taken down at the end.
+database (euchre_bench_soak) and a Redis server of its own (benchmarks/_server.py's
+Stack), taken down at the end.
 """
 
 import argparse
 import os
 import random
-import signal
 import sys
 import time
 from dataclasses import dataclass, field
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from benchmarks._server import Stack, add_stack_arguments, rss_kib  # noqa: E402
+from benchmarks._server import (  # noqa: E402
+    Stack,
+    add_stack_arguments,
+    production_env,
+    rss_kib,
+)
 
 # Far above anything a child reaches: the cap never replaces one during the run.
 NO_MEMORY_CAP_KIB = 100_000_000
@@ -70,6 +75,33 @@ class Sample:
     minute: float
     tasks: int
     rss: dict[int, int]  # a pool child's pid: its RSS in KiB
+
+
+class PoolWatch:
+    """A Celery worker's pool children, sampled now and then: each child's RSS, the
+    worker's CPU (of one core) since the sample before, and the children replaced."""
+
+    def __init__(self, worker: int, start: float) -> None:
+        self.worker, self.start = worker, start
+        self.samples: list[Sample] = []
+        self.replaced: list[str] = []
+        self.last_cpu, self.last_time = worker_cpu_seconds(worker), start
+
+    def sample(self, now: float, tasks: int) -> tuple[Sample, str]:
+        """The sample at `now` (monotonic) with `tasks` done, and the worker's CPU %
+        since the sample before ("-" for the first)."""
+        minute = (now - self.start) / 60
+        rss = {p: rss_kib(p) for p in children_of(self.worker)}
+        cpu = worker_cpu_seconds(self.worker)
+        busy = (
+            f"{100 * (cpu - self.last_cpu) / (now - self.last_time):.0f}" if self.samples else "-"
+        )
+        self.last_cpu, self.last_time = cpu, now
+        if self.samples and set(rss) != set(self.samples[-1].rss):
+            gone, new = set(self.samples[-1].rss) - set(rss), set(rss) - set(self.samples[-1].rss)
+            self.replaced.append(f"minute {minute:.0f}: {sorted(gone)} -> {sorted(new)}")
+        self.samples.append(Sample(minute, tasks, rss))
+        return self.samples[-1], busy
 
 
 @dataclass
@@ -206,22 +238,12 @@ def main() -> None:
         args,
         "celery-memory-",
         celery_concurrency=args.concurrency,
-        extra_env={
-            "DJANGO_SETTINGS_MODULE": "euchre_service.settings_production",
-            "BENCHMARK_ENDPOINTS": "0",
-            "CELERY_TASK_ALWAYS_EAGER": "0",
-            "CELERY_MAX_MEMORY_PER_CHILD": str(args.cap),
-        },
+        extra_env=production_env(CELERY_MAX_MEMORY_PER_CHILD=str(args.cap)),
     )
-    # Stopped with SIGTERM (or SIGINT, which a shell's background job ignores): clean up.
-    signal.signal(signal.SIGTERM, signal.default_int_handler)
-    stack.prepare()
-    try:
+    with stack:
         stack.start_worker()
         stack.django_here()
         run(stack, args)
-    finally:
-        stack.clean_up(keep_database=args.keep_database)
 
 
 def run(stack: Stack, args: argparse.Namespace) -> None:
@@ -238,35 +260,23 @@ def run(stack: Stack, args: argparse.Namespace) -> None:
         f"{'minute':>6} {'tasks':>7} {'matches':>7} {'cpu%':>5}"
         "  children's RSS (MB, by pid); cpu%: the worker's, of one core, since the last line"
     )
-    samples: list[Sample] = []
-    replaced: list[str] = []
-    start = time.monotonic()
-    next_sample = start
-    last_cpu, last_time = worker_cpu_seconds(worker.pid), start
+    watch = PoolWatch(worker.pid, time.monotonic())
+    next_sample = watch.start
     while True:
         now = time.monotonic()
         if now >= next_sample:
-            minute = (now - start) / 60
-            rss = {p: rss_kib(p) for p in children_of(worker.pid)}
-            sample = Sample(minute, tasks_done(), rss)
-            cpu = worker_cpu_seconds(worker.pid)
-            busy = f"{100 * (cpu - last_cpu) / (now - last_time):.0f}" if samples else "-"
-            last_cpu, last_time = cpu, now
-            if samples and set(rss) != set(samples[-1].rss):
-                gone, new = set(samples[-1].rss) - set(rss), set(rss) - set(samples[-1].rss)
-                replaced.append(f"minute {minute:.0f}: {sorted(gone)} -> {sorted(new)}")
-            samples.append(sample)
-            sizes = "  ".join(f"{p}:{kib / 1024:.1f}" for p, kib in sorted(rss.items()))
+            sample, busy = watch.sample(now, tasks_done())
+            sizes = "  ".join(f"{p}:{kib / 1024:.1f}" for p, kib in sorted(sample.rss.items()))
             print(
-                f"{minute:6.1f} {sample.tasks:7d} {players.finished:7d} {busy:>5}  {sizes}",
+                f"{sample.minute:6.1f} {sample.tasks:7d} {players.finished:7d} {busy:>5}  {sizes}",
                 flush=True,
             )
-            if minute >= args.minutes:
+            if sample.minute >= args.minutes:
                 break
             next_sample += args.sample
         players.step()
         time.sleep(0.2)
-    report(samples, replaced)
+    report(watch.samples, watch.replaced)
 
 
 if __name__ == "__main__":

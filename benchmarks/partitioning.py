@@ -4,8 +4,8 @@
     .venv/bin/python benchmarks/partitioning.py --partitions 32 --background 4000
 
 Makes two fresh databases with the migrations (euchre_bench_scale_plain and
-euchre_bench_scale_part, dropped at the end; Redis databases 12 and 13), and converts the
-second's games_event to a table partitioned by HASH (match_id) (`PARTITION_SQL`: the
+euchre_bench_scale_part, dropped at the end; a Redis server of its own each), and converts
+the second's games_event to a table partitioned by HASH (match_id) (`PARTITION_SQL`: the
 production step docs/operations.md "Capacity" describes). Then, on each:
 
 1. plays --matches whole matches through the service (Django's test client in a child
@@ -23,6 +23,7 @@ production step docs/operations.md "Capacity" describes). Then, on each:
 """
 
 import argparse
+import contextlib
 import itertools
 import json
 import os
@@ -96,12 +97,12 @@ def main() -> int:
         f" played, {args.background} copied in; load average {load()}"
     )
     stacks = {}
-    try:
+    with contextlib.ExitStack() as running:
         for layout in ("plain", "part"):
             url = f"{args.database_url}_{layout}"
             named = argparse.Namespace(**{**vars(args), "database_url": url})
-            stacks[layout] = stack = Stack.from_args(named, "euchre-partitioning-", eager=True)
-            stack.prepare()
+            stack = Stack.from_args(named, "euchre-partitioning-", eager=True)
+            stacks[layout] = running.enter_context(stack)
             if layout == "part":
                 execute(url, partition_sql(args.partitions))
             played = play(stack, args)
@@ -114,9 +115,6 @@ def main() -> int:
             background(url, args.background)
         measure(stacks, args)
         explain(stacks["part"].database_url, args.partitions)
-    finally:
-        for stack in stacks.values():
-            stack.clean_up()
     print(f"  load average at the end: {load()}")
     return 0
 

@@ -3,8 +3,8 @@
     .venv/bin/python benchmarks/profile_action.py       # 400 moves timed, 400 profiled
     .venv/bin/python benchmarks/profile_action.py --moves 1000 --top 30
 
-Makes a fresh database (euchre_bench_profile, dropped at the end) and uses Redis
-databases 10 and 11, with the benchmark's settings (benchmarks/bench_settings.py:
+Makes a fresh database (euchre_bench_profile, dropped at the end) and starts a Redis
+server of its own, with the benchmark's settings (benchmarks/bench_settings.py:
 production settings, throttles raised, CELERY_TASK_ALWAYS_EAGER=1). In this process,
 through Django's test client (the whole middleware and DRF stack, no HTTP socket), with
 CPU time (time.process_time) throughout, so waiting on PostgreSQL is not counted:
@@ -50,12 +50,9 @@ def main() -> int:
     add_stack_arguments(parser, database="euchre_bench_profile", keep_database=False)
     args = parser.parse_args()
     stack = Stack.from_args(args, "euchre-profile-", eager=True)
-    try:
-        stack.prepare()
+    with stack:
         stack.django_here()
         run(args)
-    finally:
-        stack.clean_up()
     return 0
 
 

@@ -8,8 +8,9 @@ started, and that no seat was lost or given twice.
 
 What it does, all on 127.0.0.1, and stops by itself:
   1. makes a fresh PostgreSQL database (--database-url, default euchre_bench_quickplay;
-     dropped first and, unless --keep-database, at the end), migrates it, empties two spare
-     Redis databases (--broker-db, --cache-db); makes the users and their tokens directly
+     dropped first and, unless --keep-database, at the end), migrates it, starts a Redis
+     server of its own on a spare port (--redis-url: that one's --broker-db and --cache-db,
+     emptied); makes the users and their tokens directly
      in the database (password hashing is not what is measured);
   2. starts gunicorn with the production settings (euchre_service/gunicorn.conf.py, cores + 1
      processes x 4 threads), QUICKPLAY_WAIT_SECONDS=--wait (20, the default setting), and
@@ -32,8 +33,6 @@ What it does, all on 127.0.0.1, and stops by itself:
 """
 
 import argparse
-import http.client
-import json
 import os
 import platform
 import random
@@ -45,30 +44,19 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from benchmarks._server import Stack, add_stack_arguments, percentile  # noqa: E402
+from benchmarks.api import Client  # noqa: E402
 from games.log import events  # noqa: E402
 
 PRESETS = ["standard", "short", "no_stick", "canadian"]
 
 
 def post(port: int, path: str, token: str, body: dict) -> tuple[int, dict, float]:
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-    data = json.dumps(body).encode()
-    started = time.monotonic()
-    conn.request(
-        "POST",
-        path,
-        body=data,
-        headers={
-            "Host": "127.0.0.1",
-            "Content-Type": "application/json",
-            "Authorization": f"Token {token}",
-        },
-    )
-    response = conn.getresponse()
-    raw = response.read()
-    elapsed = time.monotonic() - started
-    conn.close()
-    return response.status, (json.loads(raw) if raw else {}), elapsed
+    """One POST on a connection of its own (benchmarks/api.py's client)."""
+    client = Client(port, [token], timeout=60)
+    try:
+        return client.call("POST", path, body)
+    finally:
+        client.close()
 
 
 def arrive(port: int, path: str, tokens: list[str], bodies: list[dict], moments: list[float]):
@@ -148,8 +136,7 @@ def main() -> int:
         f" Python {platform.python_version()}"
     )
     checks: list[tuple[str, bool]] = []
-    try:
-        stack.prepare()
+    with stack:
         stack.start_gunicorn()
         stack.start_worker()
         print(f"  PostgreSQL {stack.query('SHOW server_version')[0][0]}; logs in {log_dir}")
@@ -188,8 +175,6 @@ def main() -> int:
             "SELECT s.user_id, s.match_id FROM games_seat s JOIN games_match m"
             " ON m.id = s.match_id WHERE m.quickplay_key <> '' AND s.kind = 'human'"
         )
-    finally:
-        stack.clean_up(args.keep_database)
 
     ok = [a for a in answers if a[0] == 200]
     failed = [a for a in answers if a[0] != 200]

@@ -20,11 +20,12 @@ import argparse
 import os
 import random
 import statistics
-import subprocess
 import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from benchmarks._server import Stack, add_stack_arguments  # noqa: E402
 
 
 def main() -> None:
@@ -32,41 +33,23 @@ def main() -> None:
     parser.add_argument("--matches", type=int, default=100)
     parser.add_argument("--target", type=int, default=3, help="points a match is played to")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument(
-        "--database-url", default="postgres://postgres@127.0.0.1:5432/euchre_bench_records"
-    )
-    parser.add_argument("--keep-database", action="store_true")
+    add_stack_arguments(parser, database="euchre_bench_records", redis=False)
     args = parser.parse_args()
-
-    name = args.database_url.rsplit("/", 1)[1]
-    server = args.database_url.rsplit("/", 1)[0]
-    admin = f"{server}/postgres"
-    subprocess.run(["psql", admin, "-qc", f'DROP DATABASE IF EXISTS "{name}"'], check=True)
-    subprocess.run(["psql", admin, "-qc", f'CREATE DATABASE "{name}"'], check=True)
-    os.environ.update(
-        DATABASE_URL=args.database_url,
-        DJANGO_SETTINGS_MODULE="euchre_service.settings",
-        CELERY_TASK_ALWAYS_EAGER="1",
-        REDIS_URL="",
-        CELERY_BROKER_URL="",
-        MAX_ACTIVE_MATCHES_PER_USER="1000",
+    stack = Stack.from_args(
+        args,
+        "euchre-records-",
+        eager=True,  # no Redis: no broker, no cache
+        extra_env={
+            "DJANGO_SETTINGS_MODULE": "euchre_service.settings",
+            "MAX_ACTIVE_MATCHES_PER_USER": "1000",
+        },
     )
-    import django
+    with stack:
+        stack.django_here()
+        from django.conf import settings
 
-    django.setup()
-    from django.conf import settings
-    from django.core.management import call_command
-
-    settings.TURN_TIMER_THREADS = False
-    try:
-        call_command("migrate", verbosity=0)
+        settings.TURN_TIMER_THREADS = False
         run(args)
-    finally:
-        from django.db import connections
-
-        connections.close_all()
-        if not args.keep_database:
-            subprocess.run(["psql", admin, "-qc", f'DROP DATABASE "{name}"'], check=True)
 
 
 def run(args) -> None:

@@ -23,21 +23,17 @@ child replaced.
 import argparse
 import os
 import random
-import signal
 import sys
-import tempfile
 import time
-from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from benchmarks._server import Stack, add_stack_arguments, rss_kib  # noqa: E402
+from benchmarks._server import Stack, add_stack_arguments, production_env  # noqa: E402
 from benchmarks.celery_memory import (  # noqa: E402
     NO_MEMORY_CAP_KIB,
+    PoolWatch,
     Sample,
-    children_of,
     report,
-    worker_cpu_seconds,
 )
 
 PERSON_LEVEL = "easy"  # careless: mistakes for the review to find (as benchmarks/review.py)
@@ -166,38 +162,19 @@ def main() -> None:
         help="CELERY_MAX_MEMORY_PER_CHILD, KiB (default: out of reach, so growth is seen)",
     )
     add_stack_arguments(parser, database="euchre_bench_review_memory")
-    parser.set_defaults(redis_url=None)
     args = parser.parse_args()
     if args.produce:
         produce(args)
         return
-    redis = None
-    if args.redis_url is None:  # a redis-server of our own: its databases are ours to empty
-        from tests.redis_server import RedisServer
-
-        redis = RedisServer(Path(tempfile.mkdtemp(prefix="review-memory-redis-"))).start()
-        args.redis_url = f"redis://127.0.0.1:{redis.port}"
     stack = Stack.from_args(
         args,
         "review-memory-",
         celery_concurrency=1,
-        extra_env={
-            "DJANGO_SETTINGS_MODULE": "euchre_service.settings_production",
-            "BENCHMARK_ENDPOINTS": "0",
-            "CELERY_TASK_ALWAYS_EAGER": "0",
-            "CELERY_MAX_MEMORY_PER_CHILD": str(args.cap),
-        },
+        extra_env=production_env(CELERY_MAX_MEMORY_PER_CHILD=str(args.cap)),
     )
-    # Stopped with SIGTERM (or SIGINT, which a shell's background job ignores): clean up.
-    signal.signal(signal.SIGTERM, signal.default_int_handler)
-    try:
-        stack.prepare()
+    with stack:
         stack.django_here()
         run(stack, args)
-    finally:
-        stack.clean_up(keep_database=args.keep_database)
-        if redis is not None:
-            redis.stop()
 
 
 def start_players(stack: Stack, args: argparse.Namespace) -> None:
@@ -237,28 +214,18 @@ def run(stack: Stack, args: argparse.Namespace) -> None:
         "   (cpu%: the worker's, of one core, since the last line)",
         flush=True,
     )
-    samples: list[Sample] = []
-    replaced: list[str] = []
     queued = 0
-    start = time.monotonic()
-    next_sample = next_queue = start
-    last_cpu, last_time = worker_cpu_seconds(worker.pid), start
+    watch = PoolWatch(worker.pid, time.monotonic())
+    next_sample = next_queue = watch.start
     while True:
         now = time.monotonic()
         if now >= next_sample:
-            minute = (now - start) / 60
-            rss = {p: rss_kib(p) for p in children_of(worker.pid)}
-            built, _ = reviews_built()
-            cpu = worker_cpu_seconds(worker.pid)
-            busy = f"{100 * (cpu - last_cpu) / (now - last_time):.0f}" if samples else "-"
-            last_cpu, last_time = cpu, now
-            if samples and set(rss) != set(samples[-1].rss):
-                gone, new = set(samples[-1].rss) - set(rss), set(rss) - set(samples[-1].rss)
-                replaced.append(f"minute {minute:.0f}: {sorted(gone)} -> {sorted(new)}")
-            samples.append(Sample(minute, built, rss))
-            sizes = "  ".join(f"{kib / 1024:7.1f}  {p}" for p, kib in sorted(rss.items()))
-            print(f"{minute:6.1f} {queued:6d} {built:6d} {busy:>5} {sizes}", flush=True)
-            if minute >= args.minutes:
+            sample, busy = watch.sample(now, reviews_built()[0])
+            sizes = "  ".join(f"{kib / 1024:7.1f}  {p}" for p, kib in sorted(sample.rss.items()))
+            print(
+                f"{sample.minute:6.1f} {queued:6d} {sample.tasks:6d} {busy:>5} {sizes}", flush=True
+            )
+            if sample.minute >= args.minutes:
                 break
             next_sample += args.sample
         if now >= next_queue:
@@ -270,7 +237,7 @@ def run(stack: Stack, args: argparse.Namespace) -> None:
                 continue
         time.sleep(min(0.2, max(0.01, min(next_queue, next_sample) - time.monotonic())))
     seconds = [float(v) for v in ready.hvals("review-memory:seconds")]
-    summary(samples, replaced, args, sum(seconds) / max(len(seconds), 1), queued)
+    summary(watch.samples, watch.replaced, args, sum(seconds) / max(len(seconds), 1), queued)
 
 
 def summary(

@@ -18,13 +18,12 @@ Per --window seconds it prints how many processes served requests, on average ov
 window's seconds ("serving"), the share of its seconds in which fewer than all of them
 served ("short"), the busiest process's share of the requests, and the p99 latency; then
 the windows that spent most of their seconds on fewer than all processes, off against on.
-All on 127.0.0.1, its own database (euchre_bench_spread) and Redis databases 6 and 7,
-everything stopped at the end.
+All on 127.0.0.1, its own database (euchre_bench_spread) and Redis server
+(benchmarks/_server.py's Stack), everything stopped at the end.
 """
 
 import argparse
 import os
-import signal
 import sys
 import threading
 import time
@@ -185,10 +184,7 @@ def main() -> None:
         f" and POST /bench/ping with {args.pause:g} s after each; {args.seconds:g} s a phase"
         f" in windows of {args.window:g} s"
     )
-    # Stopped with SIGTERM (or SIGINT, which a shell's background job ignores): clean up.
-    signal.signal(signal.SIGTERM, signal.default_int_handler)
-    try:
-        stack.prepare()
+    with stack:
         tokens = stack.make_users(args.clients)
         per = str(args.per_connection)
         phases = [
@@ -219,8 +215,6 @@ def main() -> None:
                 f"  {short}/{count} windows mostly on fewer than {args.workers} processes;"
                 f" busiest process {busiest:.0%} of requests; p99 {p99:.1f} ms: {name}"
             )
-    finally:
-        stack.clean_up(keep_database=args.keep_database)
 
 
 if __name__ == "__main__":

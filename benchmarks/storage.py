@@ -3,8 +3,8 @@
     .venv/bin/python benchmarks/storage.py                # 8 matches, four people each
     .venv/bin/python benchmarks/storage.py --matches 2    # a short run
 
-Makes a fresh database (euchre_bench_storage, dropped at the end; Redis databases 10
-and 11), with the benchmark's settings, and plays --matches whole matches in this
+Makes a fresh database (euchre_bench_storage, dropped at the end; a Redis server of its
+own), with the benchmark's settings, and plays --matches whole matches in this
 process through Django's test client: four people a match, every action a POST with its
 own Idempotency-Key (as a careful client retries), first legal action. The hands over
 move into chunks as they would on a server (games.tasks.compact_log, here in a thread of
@@ -55,8 +55,7 @@ def main() -> int:
     add_stack_arguments(parser, database="euchre_bench_storage", keep_database=False)
     args = parser.parse_args()
     stack = Stack.from_args(args, "euchre-storage-", eager=True)
-    try:
-        stack.prepare()
+    with stack:
         stack.django_here()
         moments = play(args.matches)
         from django.db import connections  # Django is set up by now
@@ -72,8 +71,6 @@ def main() -> int:
         print(
             f"  events + projections a finished match: {before:.1f} KB before, {after:.1f} KB after"
         )
-    finally:
-        stack.clean_up()
     return 0
 
 
