@@ -86,6 +86,15 @@ class Load:
     lock: threading.Lock = field(default_factory=threading.Lock)
     threads: list[threading.Thread] = field(default_factory=list)
     failovers: list[tuple[str, float]] = field(default_factory=list)  # (mode, when killed)
+    generation: int = 0  # new_matches() adds one: each client then starts a new match
+
+    def new_matches(self) -> None:
+        """Every client leaves its match for a new one: after a failover that lost the
+        newest actions a match would be played on from its older seq, and a new action at
+        a lost one's seq would hide the loss; so each match's acknowledged seqs stop at
+        the failover (answers in flight at it still count, in its old match)."""
+        with self.lock:
+            self.generation += 1
 
     def start(self) -> "Load":
         for i in range(len(self.tokens)):
@@ -119,11 +128,13 @@ class Load:
     def run(self, index: int) -> None:
         client = Client(self.port, self.tokens[index])
         against_computers = index < self.computers
-        match_id, seat = None, 0
+        match_id, seat, generation = None, 0, self.generation
         while not self.stop.is_set():
             if self.paused.is_set():
                 time.sleep(0.05)
                 continue
+            if generation != self.generation:
+                match_id, generation = None, self.generation
             if match_id is None:
                 match_id = self.create(client, index, against_computers)
                 seat = 0
@@ -506,6 +517,7 @@ def failover(cluster: Cluster, load: Load, seconds: float, stall: float = 0) -> 
     t = time.monotonic()
     cluster.kill_postgres(cluster.primary)
     dead = time.monotonic()  # every process of the primary gone
+    load.new_matches()
     cluster.promote(cluster.standby)
     promoted = time.monotonic() - t
     cluster.failover()
