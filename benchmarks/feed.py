@@ -8,8 +8,9 @@ and the delay from an action's commit to the `your_turn` on the right person's f
 
 What it does, all on 127.0.0.1, and stops by itself:
   1. a fresh PostgreSQL database (--database-url, default euchre_bench_feed; dropped at the
-     end unless --keep-database), migrated; two Redis databases emptied (--broker-db,
-     --cache-db: the cache is REDIS_URL, the pub/sub the feeds hear commits through);
+     end unless --keep-database), migrated; a Redis server of its own on a spare port
+     (--redis-url: that one's --broker-db and --cache-db, emptied; the cache is REDIS_URL,
+     the pub/sub the feeds hear commits through);
   2. one uvicorn process (--workers 1) on euchre_service.settings_production, throttles
      raised, STREAM_KEEPALIVE_SECONDS=--keepalive; matches of four people and no computer
      player, so no Celery worker is needed;
@@ -83,11 +84,8 @@ class Feed(Stream):
                 raise HttpError("ended before `: live`")
         self.task = asyncio.create_task(self._run())
 
-    def _messages(self, now: float) -> None:
-        *whole, rest = bytes(self.text).split(b"\n\n")
-        self.text = bytearray(rest)
-        self.messages += len(whole)
-        for message in whole:
+    def _messages(self, now: float, wall: float) -> None:
+        for message in self._whole_messages():
             if message.startswith(b": live"):
                 self.live = True
             elif message.startswith(b":"):
@@ -278,12 +276,9 @@ def main() -> int:
         f"{args.keepalive:g}; {os.cpu_count()} cores, Python {platform.python_version()};"
         f" client open-files limit {files}; logs in {log_dir}"
     )
-    try:
-        stack.prepare()
+    with stack:
         proc = stack.start_uvicorn(open_files=2 * (args.max_feeds + 1024))
         result = asyncio.run(run(args, stack, proc.pid))
-    finally:
-        stack.clean_up(args.keep_database)
     upper, lower = result["upper"], result["lower"]
     print(
         f"  actions measured: {len(upper)}; your_turn missing (10 s): {result['missing']};"

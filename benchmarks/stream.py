@@ -10,10 +10,11 @@ action's event reaches the clients following the match.
 
 What it does, all on 127.0.0.1, and stops by itself:
   1. makes a fresh PostgreSQL database (--database-url, default euchre_bench_stream; dropped
-     first and, unless --keep-database, at the end) and migrates it; empties two spare Redis
-     databases (--broker-db 12, --cache-db 13): the broker, and the cache, which is also
-     REDIS_URL, the server through which commits tell the API process of new events (pub/sub
-     channels are not per database; the channels are named by match id);
+     first and, unless --keep-database, at the end) and migrates it; starts a Redis server
+     of its own on a spare port (--redis-url: two databases of that one, --broker-db and
+     --cache-db, emptied): the broker, and the cache, which is also REDIS_URL, the server
+     through which commits tell the API process of new events (pub/sub channels are not per
+     database; the channels are named by match id);
   2. starts one uvicorn process (--workers 1, as bin/serve) on euchre_service.settings_production:
      a generated SECRET_KEY, plain HTTP (SECURE_SSL_REDIRECT=false), the throttles
      (THROTTLE_*) raised, STREAM_KEEPALIVE_SECONDS=--keepalive (5), its open-files limit
@@ -331,11 +332,15 @@ class Stream:
                 return
             self.left = size
 
-    def _messages(self, now: float, wall: float) -> None:
+    def _whole_messages(self) -> list[bytes]:
+        """The messages read whole so far (the rest kept for the next read), counted."""
         *whole, rest = bytes(self.text).split(b"\n\n")
         self.text = bytearray(rest)
         self.messages += len(whole)
-        for message in whole:
+        return whole
+
+    def _messages(self, now: float, wall: float) -> None:
+        for message in self._whole_messages():
             if message.startswith(b":"):
                 self._keepalive(now)
             elif message.startswith(b"id: "):
@@ -850,8 +855,7 @@ def main() -> int:
         f" actions; matches of four people, no computer player (no Celery worker)"
     )
     problems: tuple[int, Counter] = (0, Counter())
-    try:
-        stack.prepare()
+    with stack:
         proc = stack.start_uvicorn(open_files=server_files)
         limits = Path(f"/proc/{proc.pid}/limits").read_text()
         granted = re.search(r"Max open files\s+(\d+)", limits)
@@ -877,8 +881,6 @@ def main() -> int:
         delivery = asyncio.run(delivery_phase(args, stack, args.port))
         print_delivery(args, delivery)
         problems = server_log_problems(stack)
-    finally:
-        stack.clean_up(args.keep_database)
 
     print()
     good = [s for s in steps if not (s.failures or s.dropped or s.keepalive_all < s.clients)]
@@ -931,11 +933,8 @@ def with_api_load(args: argparse.Namespace) -> int:
         f" stream clients, alone and with the API under load; {os.cpu_count()} cores,"
         f" Python {platform.python_version()}"
     )
-    try:
-        stack.prepare()
+    with stack:
         return stream_load.run(args, stack, delivery_phase, print_delivery)
-    finally:
-        stack.clean_up(args.keep_database)
 
 
 if __name__ == "__main__":
