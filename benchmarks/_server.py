@@ -90,15 +90,15 @@ def add_stack_arguments(
     parser: argparse.ArgumentParser,
     *,
     database: str,
-    port: int | None = None,
+    port: bool = False,
     keep_database: bool = True,
     gunicorn: bool = False,
     redis: bool = True,
 ) -> None:
     """The options that say where a benchmark's Stack runs: its own database (made fresh,
     dropped at the end unless --keep-database), Redis (`redis`: by default a redis-server
-    of the run's own on a spare port; --redis-url: two databases of that one, emptied), the
-    server's port on 127.0.0.1 (`port`: the default, None: no server) and, with
+    of the run's own on a spare port; --redis-url: two databases of that one, emptied), with
+    `port` the server's port on 127.0.0.1 (a spare one unless --port) and, with
     `gunicorn`, its processes and threads (production's defaults)."""
     if gunicorn:
         parser.add_argument(
@@ -108,8 +108,8 @@ def add_stack_arguments(
             help="gunicorn processes (cores + 1, as euchre_service/gunicorn.conf.py)",
         )
         parser.add_argument("--threads", type=int, default=4, help="threads per process (4)")
-    if port is not None:
-        parser.add_argument("--port", type=int, default=port, help=f"on 127.0.0.1 ({port})")
+    if port:
+        parser.add_argument("--port", type=int, default=spare_port(), help="on 127.0.0.1 (spare)")
     parser.add_argument("--database-url", default=f"postgres://postgres@127.0.0.1:5432/{database}")
     if redis:
         parser.add_argument(

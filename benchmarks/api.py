@@ -573,7 +573,7 @@ def parse_args() -> argparse.Namespace:
         " four people at each match",
     )
     parser.add_argument("--celery-concurrency", type=int, default=2, help="with --bots worker")
-    add_stack_arguments(parser, database="euchre_bench", port=8790, gunicorn=True)
+    add_stack_arguments(parser, database="euchre_bench", port=True, gunicorn=True)
     parser.add_argument("--skip-post-only", action="store_true", help="skip the POST-only loop")
     args = parser.parse_args()
     if not 1 <= args.clients <= 256:

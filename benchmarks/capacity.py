@@ -51,6 +51,7 @@ from benchmarks._server import (  # noqa: E402
     cpu_snapshot,
     cpu_used,
     group_usage,
+    spare_port,
     stream_server_env,
 )
 from benchmarks.stream import Http, Stream, sign_up  # noqa: E402
@@ -231,10 +232,10 @@ def parse_args() -> argparse.Namespace:
     add_stack_arguments(
         parser,
         database="euchre_bench_scale_capacity",
-        port=8896,
+        port=True,
         keep_database=False,
     )
-    parser.add_argument("--stream-port", type=int, default=8897)
+    parser.add_argument("--stream-port", type=int, default=spare_port(), help="(spare)")
     return parser.parse_args()
 
 

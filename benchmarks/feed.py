@@ -260,7 +260,7 @@ def main() -> int:
     parser.add_argument("--matches-played", type=int, default=4)
     parser.add_argument("--keepalive", type=float, default=5)
     parser.add_argument("--connect-concurrency", type=int, default=64)
-    add_stack_arguments(parser, database="euchre_bench_feed", port=8793)
+    add_stack_arguments(parser, database="euchre_bench_feed", port=True)
     args = parser.parse_args()
     if not 8 <= args.max_feeds <= 50_000 or not 1 <= args.actions <= 100_000:
         parser.error("--max-feeds: 8 to 50000; --actions: 1 to 100000")

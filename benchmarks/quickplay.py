@@ -101,7 +101,7 @@ def parse_args() -> argparse.Namespace:
     add_stack_arguments(
         parser,
         database="euchre_bench_quickplay",
-        port=8793,
+        port=True,
         gunicorn=True,
     )
     args = parser.parse_args()

@@ -165,7 +165,7 @@ def parse_args() -> argparse.Namespace:
         action="store_false",
         help="skip the third phase (the setting on, and gunicorn --reuse-port)",
     )
-    add_stack_arguments(parser, database="euchre_bench_spread", port=8893, gunicorn=True)
+    add_stack_arguments(parser, database="euchre_bench_spread", port=True, gunicorn=True)
     return parser.parse_args()
 
 

@@ -80,6 +80,7 @@ from benchmarks._server import (  # noqa: E402
     percentile,
     raise_open_files_limit,
     rss_kib,
+    spare_port,
     stream_server_env,
 )
 
@@ -797,7 +798,7 @@ def parse_args() -> argparse.Namespace:
     load = parser.add_argument_group("--with-api-load (benchmarks/stream_load.py)")
     load.add_argument("--with-api-load", action="store_true", help="phase 2 alone and under load")
     load.add_argument("--rest-on-uvicorn", action="store_true", help="REST on uvicorn too")
-    load.add_argument("--stream-port", type=int, default=8792, help="uvicorn's port (8792)")
+    load.add_argument("--stream-port", type=int, default=spare_port(), help="uvicorn's (spare)")
     load.add_argument("--api-clients", type=int, default=16, help="the load's clients (16)")
     load.add_argument("--capacity-seconds", type=float, default=10, help="measured (10)")
     load.add_argument("--load-fraction", type=float, default=0.5, help="of capacity (0.5)")
@@ -805,7 +806,7 @@ def parse_args() -> argparse.Namespace:
     add_stack_arguments(
         parser,
         database="euchre_bench_stream",
-        port=8791,
+        port=True,
         gunicorn=True,
     )
     args = parser.parse_args()

@@ -2,18 +2,11 @@
 
 import os
 import pathlib
-import socket
 import subprocess
 import sys
 from urllib.parse import urlsplit, urlunsplit
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def sibling_url(url: str, path: str) -> str:
@@ -36,9 +29,9 @@ def run_benchmark(script: str, *args: str, timeout: float = 300) -> str:
 
 
 def server_args(database: str) -> list[str]:
-    """A benchmark that starts the service: a spare port, and a database of its own
-    (`postgres_url(database)`)."""
-    return ["--port", str(free_port()), "--database-url", postgres_url(database)]
+    """A benchmark that starts the service (on spare ports, as they all do by default): a
+    database of its own (`postgres_url(database)`)."""
+    return ["--database-url", postgres_url(database)]
 
 
 def postgres_url(suffix: str) -> str:

@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from tests.benchmarks.support import free_port, run_benchmark, server_args
+from tests.benchmarks.support import run_benchmark, server_args
 
 TINY = "--max-clients 20 --matches 5 --keepalive 1 --probes 1 --actions 10 --stream-clients 20"
 
@@ -39,7 +39,6 @@ def test_the_stream_benchmark_with_api_load_runs_both_loads_and_prints_the_goal(
         "--with-api-load",
         *"--actions 10 --stream-clients 10 --api-clients 4 --capacity-seconds 2".split(),
         *server_args("stream_load_smoke"),
-        *("--stream-port", str(free_port())),
         *("--workers", "1", "--threads", "4"),
         timeout=180,
     )
