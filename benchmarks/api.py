@@ -76,6 +76,15 @@ PEOPLE = [{"kind": "me"}, {"kind": "open"}, {"kind": "open"}, {"kind": "open"}]
 VIEW = "GET /api/v1/matches/{id}"
 ACTION = "POST /api/v1/matches/{id}/actions"
 PING = "POST /bench/ping"
+# Matches whose log has a gap: the events still rows and the hands over moved into chunks
+# (each seqs first_seq..last_seq) do not number 1 to the newest seq, each once.
+SEQUENCE_GAPS = (
+    "SELECT count(*) FROM (SELECT match_id, sum(n) AS n, max(top) AS top FROM ("
+    "SELECT match_id, count(*) AS n, max(seq) AS top FROM games_event GROUP BY match_id"
+    " UNION ALL SELECT match_id, sum(last_seq - first_seq + 1), max(last_seq)"
+    " FROM games_eventchunk GROUP BY match_id) AS parts GROUP BY match_id) AS m"
+    " WHERE n <> top"
+)
 _MATCH_ID = re.compile(r"[0-9a-f]{8}-[0-9a-f-]{27}")
 
 
@@ -184,6 +193,25 @@ class Window:
         return self.start <= t < self.end
 
 
+def view_in_play(
+    client: Client, match_id: str, seat: int, window: Window, tally: Tally
+) -> tuple[dict | None, float]:
+    """GET the match as `seat` (counted in the tally while the window measures) and the
+    moment it was sent: the match, or None once it is finished or the GET failed."""
+    t = time.perf_counter()
+    status, match, seconds = client.call("GET", f"/api/v1/matches/{match_id}", user=seat)
+    if window.measuring(t):
+        tally.record(VIEW, status, seconds, (200,))
+    if status != 200:
+        tally.first_error = tally.first_error or f"view {status} {match}"
+        return None, t
+    if match["status"] == "finished":
+        if window.measuring(t):
+            tally.matches_finished += 1
+        return None, t
+    return match, t
+
+
 def play_matches(client: Client, window: Window, eager: bool, limit: int, tally: Tally) -> None:
     """Create matches against three computer players and play them out, first legal action."""
     match_id = None
@@ -200,17 +228,8 @@ def play_matches(client: Client, window: Window, eager: bool, limit: int, tally:
                 continue
             match_id = body["id"]
             continue
-        t = time.perf_counter()
-        status, match, seconds = client.call("GET", f"/api/v1/matches/{match_id}")
-        if window.measuring(t):
-            tally.record(VIEW, status, seconds, (200,))
-        if status != 200:
-            tally.first_error = tally.first_error or f"view {status} {match}"
-            match_id = None
-            continue
-        if match["status"] == "finished":
-            if window.measuring(t):
-                tally.matches_finished += 1
+        match, t = view_in_play(client, match_id, 0, window, tally)
+        if match is None:
             match_id = None
             continue
         legal = match["view"]["legal_actions"]
@@ -263,17 +282,8 @@ def play_people(
                 continue
             match_id, seat = body["id"], 0
             continue
-        t = time.perf_counter()
-        status, match, seconds = client.call("GET", f"/api/v1/matches/{match_id}", user=seat)
-        if window.measuring(t):
-            tally.record(VIEW, status, seconds, (200,))
-        if status != 200:
-            tally.first_error = tally.first_error or f"view {status} {match}"
-            match_id = None
-            continue
-        if match["status"] == "finished":
-            if window.measuring(t):
-                tally.matches_finished += 1
+        match, t = view_in_play(client, match_id, seat, window, tally)
+        if match is None:
             match_id = None
             continue
         legal = match["view"]["legal_actions"]
@@ -666,10 +676,7 @@ def main() -> int:
                 (ACTION_TYPES, window.wall_start, window.wall_end),
             )[0]
             moves = [moves[0] + counted[0], moves[1] + counted[1]]
-        gaps = stack.query(
-            "SELECT count(*) FROM (SELECT match_id, count(*) AS n, max(seq) AS top"
-            " FROM games_event GROUP BY match_id) AS m WHERE n <> top"
-        )[0][0]
+        gaps = stack.query(SEQUENCE_GAPS)[0][0]
         # The servers' statistics are flushed at least once a second while they are busy:
         # read after the ceiling's last round, which updates no match, they are complete.
         match_rows = stack.query(
