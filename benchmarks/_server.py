@@ -449,25 +449,28 @@ class Stack:
             "    tokens.append(get_token_model().objects.create(user=user)[1])\n"
             "print(json.dumps(tokens))\n"
         )
+        done = self.python("-c", script)
+        return json.loads(done.stdout.strip().splitlines()[-1])
+
+    def migrate(self) -> None:
+        self.python("manage.py", "migrate", "--noinput", "-v", "0")
+
+    def python(self, *args: str, timeout: float = 300) -> subprocess.CompletedProcess:
+        """`python args...` in the repository with the Stack's environment (so Django set
+        up there is on the Stack's database and Redis), its output captured; SystemExit
+        with the tail of its errors if it fails."""
         done = subprocess.run(
-            [sys.executable, "-c", script],
+            [sys.executable, *args],
             cwd=ROOT,
             env=self.env(),
             capture_output=True,
             text=True,
-            check=True,
-            timeout=300,
+            timeout=timeout,
         )
-        return json.loads(done.stdout.strip().splitlines()[-1])
-
-    def migrate(self) -> None:
-        subprocess.run(
-            [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"],
-            cwd=ROOT,
-            env=self.env(),
-            check=True,
-            timeout=300,
-        )
+        if done.returncode != 0:
+            command = " ".join(args)[:100]
+            raise SystemExit(f"python {command} on {self.database} failed:\n{done.stderr[-3000:]}")
+        return done
 
     # ------------------------------------------------------------ processes
 

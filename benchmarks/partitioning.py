@@ -30,13 +30,12 @@ import os
 import random
 import re
 import statistics
-import subprocess
 import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from benchmarks._server import ROOT, Stack, add_stack_arguments, ms  # noqa: E402
+from benchmarks._server import Stack, add_stack_arguments, ms  # noqa: E402
 
 SEATS = [{"kind": "me"}] + [{"kind": "computer", "level": "random"}] * 3
 
@@ -133,12 +132,7 @@ def execute(url: str, sql: str) -> None:
 def play(stack: Stack, args: argparse.Namespace) -> dict:
     """The child process plays the matches (Django set up on this stack's database and
     Redis, from the environment it is given)."""
-    done = subprocess.run(
-        [sys.executable, __file__, "--play", "--matches", str(args.matches)],
-        cwd=ROOT, env=stack.env(), capture_output=True, text=True, timeout=900,
-    )  # fmt: skip
-    if done.returncode != 0:
-        raise SystemExit(f"playing on {stack.database} failed:\n{done.stderr[-3000:]}")
+    done = stack.python(__file__, "--play", "--matches", str(args.matches), timeout=900)
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
