@@ -101,9 +101,7 @@ class Options:
             )
         if form != "exchange" and not self.farmers_hand:
             # A form with the option off would play a match without it: say so instead.
-            raise RuleError(
-                "invalid_option", f"farmers_hand_form {form} needs farmers_hand true."
-            )
+            raise RuleError("invalid_option", f"farmers_hand_form {form} needs farmers_hand true.")
 
     @property
     def deck_size(self) -> int:

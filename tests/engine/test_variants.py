@@ -491,6 +491,7 @@ def test_the_farmers_hand_form_is_left_out_at_its_default_and_needs_the_option_o
 
 # ---------------------------------------------------------------- against the oracle
 
+
 def _variant_options(**fields) -> E.Options:
     if not fields["farmers_hand"]:  # a form other than the default needs the option on
         fields["farmers_hand_form"] = "exchange"

@@ -27,9 +27,7 @@ def unit(path: Path) -> configparser.ConfigParser:
 
 
 def without_host_paths(argv: list[str]) -> list[str]:
-    return [
-        a for i, a in enumerate(argv) if a not in HOST_PATHS and argv[i - 1] not in HOST_PATHS
-    ]
+    return [a for i, a in enumerate(argv) if a not in HOST_PATHS and argv[i - 1] not in HOST_PATHS]
 
 
 def test_compose_starts_every_long_running_service_again_whatever_ended_it():

@@ -32,9 +32,7 @@ def named_tests(cell: str, current: str | None) -> list[tuple[str, str | None]]:
 def functions_in(path: Path) -> set[str]:
     tree = ast.parse(path.read_text())
     return {
-        node.name
-        for node in tree.body
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+        node.name for node in tree.body if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
     }
 
 
