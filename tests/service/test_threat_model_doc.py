@@ -1,4 +1,4 @@
-"""docs/operations.md's threat model names the test that shows each defence: every
+"""docs/operations/security.md's threat model names the test that shows each defence: every
 test it names exists, so the table cannot point at a test that was renamed or removed."""
 
 import ast
@@ -10,7 +10,7 @@ TOKEN = re.compile(r"`([^`]+)`")
 
 
 def threat_model_rows() -> list[str]:
-    text = (ROOT / "docs" / "operations.md").read_text()
+    text = (ROOT / "docs" / "operations" / "security.md").read_text()
     section = text.split("## Threat model", 1)[1].split("\n## ", 1)[0]
     return [line for line in section.splitlines() if line.startswith("| ") and "---" not in line]
 
