@@ -36,10 +36,11 @@ from euchre_service.settings import database_from_env
 # ---------------------------------------------------------------- configuration
 
 
-def test_a_database_url_may_name_several_hosts_for_libpq_to_choose_the_primary():
+def test_a_database_url_may_name_several_hosts_for_libpq_to_choose_the_primary(monkeypatch):
     """dj_database_url refused a URL with several hosts (ParseError): with them and
     target_session_attrs=read-write, libpq connects to whichever is the primary now, so
     a promoted standby is found with no change of configuration."""
+    monkeypatch.delenv("DATABASE_CONNECT_TIMEOUT", raising=False)  # bin/test sets its own
     url = "postgres://app:pw@127.0.0.1:5433,127.0.0.1:5434/euchre?target_session_attrs=read-write"
     database = database_from_env(url, conn_max_age=60)
     assert database["ENGINE"] == "django.db.backends.postgresql"
