@@ -23,9 +23,9 @@ one instead).
    match is the sum of its requests and tasks, which the pauses between them do not
    change; what a real pace adds is each stream's keep-alives (one every
    STREAM_KEEPALIVE_SECONDS, each a comment and a poll of the log: "Live streams: figures"
-   measured them) and the time the memory is held, both accounted for in docs/operations.md
-   "Capacity". Slower runs take longer for the same figures; faster ones pile requests up
-   on the two shared cores and measure the queue.
+   measured them) and the time the memory is held, both accounted for in
+   docs/operations/capacity.md. Slower runs take longer for the same figures; faster ones
+   pile requests up on the two shared cores and measure the queue.
 3. Worker throughput per level (--levels medium,hard): --busy matches at once whose person
    acts at once (think 0), for --busy-seconds each, so a computer turn is always waiting:
    computer moves a second, the worker's CPU share (100 % of one core = saturated), and

@@ -6,7 +6,7 @@
 Makes two fresh databases with the migrations (euchre_bench_scale_plain and
 euchre_bench_scale_part, dropped at the end; a Redis server of its own each), and converts
 the second's games_event to a table partitioned by HASH (match_id) (`PARTITION_SQL`: the
-production step docs/operations.md "Capacity" describes). Then, on each:
+production step docs/operations/capacity.md describes). Then, on each:
 
 1. plays --matches whole matches through the service (Django's test client in a child
    process: the whole middleware, DRF and service path, one person and three computer

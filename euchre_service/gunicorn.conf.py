@@ -4,7 +4,7 @@ Threaded workers (gthread): a request mostly waits on PostgreSQL, so a few
 threads per process keep the cores busy without a process per connection.
 Every value can be set from the environment. The default, one process more
 than there are cores with 4 threads each, was the best shape benchmarks/api.py
-found on 2 cores (docs/operations.md): the extra process keeps both cores busy
+found on 2 cores (docs/operations/capacity.md): the extra process keeps both cores busy
 when one process's threads all wait, or hold more of the keep-alive connections.
 """
 

@@ -124,7 +124,7 @@ def database_from_env(url: str, conn_max_age: int) -> dict:
     request (games.http.api_errors). Several hosts (h1:5432,h2:5432) with
     ?target_session_attrs=read-write reach whichever is the primary now: after a
     failover the service connects to the promoted standby with no change here
-    (docs/operations.md, "Several nodes")."""
+    (docs/operations/several-nodes.md)."""
     url, hosts = _several_hosts(url)
     database = dj_database_url.parse(url, conn_max_age=conn_max_age, conn_health_checks=True)
     if hosts:  # libpq takes comma-separated lists: host=h1,h2 port=5432,5433
@@ -205,7 +205,7 @@ else:
 # appending the address it saw to X-Forwarded-For (0: none, believe no header; 1: the
 # compose nginx); the nearest must connect from an address in FORWARDED_ALLOW_IPS
 # (comma-separated addresses or networks, or "*"), the variable gunicorn and uvicorn
-# read for the same purpose. See docs/operations.md, "The client's address".
+# read for the same purpose. See docs/operations/proxy.md, "The client's address".
 TRUSTED_PROXY_COUNT = int(os.environ.get("TRUSTED_PROXY_COUNT", "0") or 0)
 FORWARDED_ALLOW_IPS = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1")
 
@@ -358,7 +358,7 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 # A pool child is replaced once a task leaves it above this RSS (KiB). Measured over
-# hours (benchmarks/celery_memory.py, docs/operations.md "The Celery children's memory"):
+# hours (benchmarks/celery_memory.py, docs/operations/benchmarks.md "The Celery children's memory"):
 # a child starts at 87 MB, is at about 115 MB after its first minutes, then keeps growing
 # 25 to 60 MB an hour without levelling off, so it is capped. 200 MB leaves a warmed-up
 # child 85 MB of room (a few hours' work at that pace) and bounds a worker machine at

@@ -8,7 +8,7 @@ hand ends (games.tasks.compact_log, queued as the next hand is dealt), compact_m
 moves the events before the newest deal into one zlib-compressed chunk, so a match being
 played keeps about one hand as rows (~9 KB) and a chunk of about 1 KB a hand over. Some
 time after a match ended (EVENT_ARCHIVE_AFTER_MINUTES), the periodic games.tasks.archive
-moves its chunks and rows into one archive row (docs/operations.md, "Storage per match").
+moves its chunks and rows into one archive row (docs/operations/storage.md).
 Each move is one transaction: the new row inserted and read back, the old ones deleted
 (the database refuses the delete of any event or chunk that nothing covers). Readers
 never see the difference: games.log.eventlog.events_of gives the same Event objects
