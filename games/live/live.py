@@ -29,7 +29,7 @@ from django.conf import settings
 from django.db import close_old_connections, transaction
 
 from games.live.outage import Outage
-from games.log import eventlog
+from games.log import eventlog, server
 from games.models import Event, Match, MatchStatus
 
 log = logging.getLogger(__name__)
@@ -159,6 +159,9 @@ class Watch:
         self.summary: dict[str, Any] = {}
         # Feed clients following the match: each one's wake-up, set when a newer seq is heard.
         self.followers: set[asyncio.Event] = set()
+        # The database server the log was read from (games.log.server): on another one
+        # (a failover, which may have lost the events read), the log is read again.
+        self.generation = server.current()
 
     async def heard(self, seq: int) -> None:
         if seq > self.latest:
@@ -183,6 +186,9 @@ class Watch:
         them, a newer seq was heard of, or `poll` asks to look for events no message told
         of (at most once a second for all of the match's clients)."""
         async with self.read_lock:
+            if self.generation != server.current():
+                self.generation = server.current()
+                self.read_from, self.read_to, self.recent, self.latest = None, 0, [], 0
             covered = self.read_from is not None and self.read_from <= seq
             polling = poll and time.monotonic() - self.last_poll >= _POLL_AT_MOST_EVERY
             if not covered or self.read_to < self.latest or polling:

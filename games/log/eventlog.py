@@ -23,7 +23,7 @@ from psycopg.types.json import Jsonb
 
 from games import engine as E
 from games.log import events as V
-from games.log import fairness
+from games.log import fairness, server
 from games.log.archive import decode, read_log
 from games.log.events import NewEvent
 from games.models import Event, EventArchive, Match
@@ -372,9 +372,13 @@ def fold(events: Iterable[Event]) -> E.MatchState:
 
 # A per-process cache of committed states, so an action folds only the events
 # since the last one this process saw. Entries are put in on commit only, and
-# events are never changed, so a cached (seq, state) pair stays true.
+# events are never changed, so a cached (seq, state) pair stays true on the server
+# it was committed on: each entry carries that server's generation (games.log.server),
+# and all are dropped when the process's connections reach another server (a failover
+# may have lost the entry's events, and other events take their seqs).
 _CACHE_SIZE = 512
-_cache: "OrderedDict[Any, tuple[int, E.MatchState, dict[str, Any] | None]]" = OrderedDict()
+_cache: "OrderedDict[Any, tuple[int, E.MatchState, dict[str, Any] | None, int]]" = OrderedDict()
+server.on_change(_cache.clear)
 
 
 @dataclass
@@ -401,8 +405,8 @@ def load(match: Match, upto: int | None = None) -> Folded:
     replayer = Replayer()
     cached = _cache.get(match.pk)
     seq = 0
-    if cached is not None and cached[0] <= upto:
-        seq, state, replayer.deal = cached
+    if cached is not None and cached[0] <= upto and cached[3] == server.current():
+        seq, state, replayer.deal, _generation = cached
         replayer.state, replayer.index = state.clone(), seq
     if seq < upto:
         # Only up to match.seq: events committed after the row was read belong to a later view.
@@ -412,7 +416,7 @@ def load(match: Match, upto: int | None = None) -> Folded:
 
 
 def remember_on_commit(match: Match, folded: Folded) -> None:
-    entry = (match.seq, folded.state.clone(), folded.deal)
+    entry = (match.seq, folded.state.clone(), folded.deal, server.of(connection))
 
     def remember() -> None:
         _cache[match.pk] = entry

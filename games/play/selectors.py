@@ -30,7 +30,7 @@ from django.utils import timezone
 
 from games import engine as E
 from games.live import presence
-from games.log import eventlog, events, fairness, hands, replica
+from games.log import eventlog, events, fairness, hands, replica, server
 from games.log.deal_view import seat_cards
 from games.models import (
     COMMITTED_FIELDS,
@@ -178,15 +178,28 @@ def _built_match(values: list[Any], seat_rows: list[dict[str, Any]]) -> Match:
 # action decided without the row lock (games.play.services: the cached path). A copy holds for
 # its seq only: every change to a match's row or seats is made under its row lock with at
 # least one event appended, in the same transaction, so (match, seq) names one row and
-# one set of seats; the cached path writes only if the match is still at that seq.
+# one set of seats; the cached path writes only if the match is still at that seq. That
+# holds on one server: when the process's connections reach another (a failover, which
+# may have lost events), every copy is dropped, and none read or written on the server
+# before is kept after (games.log.server).
 _ROWS_SIZE = 512
 _rows: "OrderedDict[uuid.UUID, tuple[list[Any], list[dict[str, Any]]]]" = OrderedDict()
 _rows_lock = threading.Lock()  # a process's threads (gthread) share the copies
 
 
+def _drop_rows() -> None:
+    with _rows_lock:
+        _rows.clear()
+
+
+server.on_change(_drop_rows)
+
+
 def _remember_row(values: list[Any], seat_rows: list[dict[str, Any]]) -> None:
     key, seq = values[_field_index("id")], values[_field_index("seq")]
     with _rows_lock:
+        if server.of(connection) != server.current():
+            return  # read or written on the server before a change: dropped with the rest
         held = _rows.get(key)
         if held is not None and held[0][_field_index("seq")] > seq:
             return  # an older read, answered after a newer one was kept
@@ -199,6 +212,9 @@ def _remember_row(values: list[Any], seat_rows: list[dict[str, Any]]) -> None:
 def cached_match_with_seats(match_id: Any) -> Match | None:
     """The match with its seats as this process last read or wrote them (a new object
     each time), or None; its seq may be behind the database's."""
+    # Connected first (no query; nothing to do when a request's token was read): a new
+    # connection may find another server, which drops the copies (games.log.server).
+    connection.ensure_connection()
     held = _rows.get(_uuid_or_none(match_id))
     if held is None:
         return None
