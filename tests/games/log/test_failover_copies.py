@@ -7,8 +7,10 @@ decided from the new server's log (games/log/server.py).
 
 Real servers, no mocks: the old primary is the test database on the shared PostgreSQL, the
 promoted standby a PostgreSQL of this test's own on a spare port, given the old one's
-database as it was before the last (lost) action; the other process is a subprocess."""
+database as it was before the last (lost) action; the other process is a subprocess. A
+stream's watch of the match (its recent events) is checked the same way."""
 
+import asyncio
 import os
 import subprocess
 import sys
@@ -19,6 +21,7 @@ from django.db import connection
 
 from benchmarks._server import ROOT, _postgres_binary
 from games import engine as E
+from games.live import live
 from games.log import eventlog, log_check, server
 from games.models import Match
 from games.play import selectors, services
@@ -105,6 +108,10 @@ def test_copies_made_on_the_old_primary_never_answer_on_the_promoted_standby(
     assert Match.objects.get(pk=match_id).seq == seq_after
     assert selectors.cached_match_with_seats(match_id).seq == seq_after
     assert eventlog._cache[match_id][0] == seq_after
+    loop = asyncio.new_event_loop()  # a stream process's: its watch keeps the events read
+    watch = live.Watch(str(match_id))
+    lost = loop.run_until_complete(watch.events_after(at_failover))
+    assert [e.type for e in lost] == ["bid"] * (seq_after - at_failover)
     before = server.current()
 
     shared = dict(connection.settings_dict)
@@ -121,6 +128,10 @@ def test_copies_made_on_the_old_primary_never_answer_on_the_promoted_standby(
         logged = list(eventlog.events_of(match))
         assert _views(eventlog.load(match).state) == _views(eventlog.fold(logged))
         assert E.player_view(eventlog.fold(logged), 0)["phase"] == E.DISCARD
+        streamed = loop.run_until_complete(watch.events_after(at_failover))
+        assert [(e.seq, e.payload) for e in streamed] == [
+            (e.seq, e.payload) for e in logged if e.seq > at_failover
+        ]
 
         # The next action is decided on the standby's log: the dealer discards (after a
         # pass a discard is refused) and the log still checks.
@@ -132,5 +143,6 @@ def test_copies_made_on_the_old_primary_never_answer_on_the_promoted_standby(
         log_check.check_events(list(eventlog.events_of(match)))
         assert server.current() == before + 1  # one change seen, at the first connection
     finally:
+        loop.close()
         connection.close()
         connection.settings_dict.update(HOST=shared["HOST"], PORT=shared["PORT"])
