@@ -100,7 +100,7 @@ class Budget:
     # bids (a deal kept with odds learned_floor + (1 - learned_floor) * the policy's
     # chance of each bid given the cards the deal gives that seat).
     learned_bids: bool = False
-    learned_floor: float = 0.1
+    learned_floor: float = 0.25  # as `belief`: 0.1 measured worse against the reference
     # The reading's model of the others' bids: this weight on the learned policy's chance
     # of each bid, the rest on whether the Medium rules would have made it (1.0: the
     # learned policy alone).
