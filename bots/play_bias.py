@@ -4,7 +4,7 @@ The double-dummy solver (bots/solver.py) plays both sides with every card shown:
 opening lead is always the best one, and no side ever guesses where a card is. At a
 table the seat that leads first does not know the hands, so a contract solved
 double-dummy is worth more than it is in play when the makers lead, and less when the
-defenders do (measured: `python -m bots.learn_play_bias`, docs/bots.md). Hard values
+defenders do (measured: `python -m bots.learn_play_bias`, docs/bots/hard.md). Hard values
 each bid by solving the contracts it leads to (bots/players/hard.py); with
 `Budget.play_bias` it adds this correction to each solved contract.
 

@@ -86,7 +86,7 @@ class Budget:
     learned_alone: bool = False
     # Points added to the value of making trump (ordering up or calling), and more to
     # going alone: the solver's defenders see the makers' cards, which they do not at a
-    # table, so a contract may do worse double-dummy than in play. 0: none (docs/bots.md,
+    # table, so a contract may do worse double-dummy than in play. 0: none (docs/bots/figures.md,
     # "Hard variants").
     maker_bonus: float = 0.0
     alone_bonus: float = 0.0
