@@ -2,7 +2,7 @@
 
 Required: SECRET_KEY (50+ random characters), DATABASE_URL, CELERY_BROKER_URL,
 ALLOWED_HOSTS. A missing or weak one stops the process at start-up with a
-message naming it. See docs/operations.md for every variable.
+message naming it. See docs/operations/configuration.md for every variable.
 
 - Computer players' turns always go to Celery workers through the broker.
 - The cache (the throttles' shared counters) is Redis: REDIS_URL, or when that

@@ -21,7 +21,7 @@ to it (a floating IP); a DNS name moved to it is seen (libpq resolves it to anot
 address). Nothing PostgreSQL tells a client at connection time names the server (a
 promoted standby even keeps the primary's system identifier; its timeline takes a
 query). With a floating IP the operator restarts the processes after a lossy failover
-(docs/operations.md, "Several nodes").
+(docs/operations/several-nodes.md).
 """
 
 import logging
