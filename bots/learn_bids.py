@@ -40,6 +40,7 @@ from . import bid_policy as B
 from . import bidding_model as M
 from . import policy as P
 from .learn_bidding import contract_value
+from .players.reference_plus import model_bid, thresholds
 
 # ---------------------------------------------------------------- CFR, for any small game
 
@@ -178,8 +179,6 @@ class BiddingGame:
 
 def _reference_plus_kind(deal: BiddingDeal, i: int, table: dict) -> int:
     """reference_plus's bid at decision i of `deal` (its thresholds, alone by the model)."""
-    from .players.reference_plus import model_bid
-
     seat, round_, _, _, _ = deal.decisions[i]
     hand = 0
     for j, c in enumerate(deal.deck[:20]):
@@ -201,8 +200,6 @@ def evaluate(policy: dict, deals: int = 2000, seed: int = 7) -> dict:
     reference_plus's bids for the other, on `deals` fixed deals played from both sides,
     every contract solved double-dummy: the learned side's points a hand (mean, 95 %
     interval), and how often each side made trump and was euchred."""
-    from .players.reference_plus import thresholds
-
     table = thresholds()
     game = BiddingGame()
     diffs = []
