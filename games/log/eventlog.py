@@ -58,6 +58,7 @@ def append(
     *,
     along: Callable[[list[Event], str | None], list[tuple[str, list[Any]]]] | None = None,
     at_seq: int | None = None,
+    at_updated_at: Any = None,
 ) -> list[Event]:
     """Append events after the match's newest one (`match.seq` moves on to the last).
     The caller holds the match row lock; the unique (match, seq) constraint refuses a
@@ -72,7 +73,9 @@ def append(
     seq, else write nothing and raise Moved. The match's UPDATE (which waits for any lock on
     the row and then re-reads its newest version) goes first, named `gate`, and the INSERT
     takes its rows from it; the other statements must write only FROM `gate` too, so that
-    all happen or none."""
+    all happen or none. `at_updated_at`: and only if the row's updated_at is still that (the
+    row as the caller's copy was written: another row at the same seq, as after a failover
+    that lost events, writes nothing)."""
     now = timezone.now()
     rows = []
     for i, e in enumerate(new_events, start=1):
@@ -98,12 +101,14 @@ def append(
         if along is not None and at_seq is not None:
             (update_sql, update_params), *others = along(rows, _GATE)
             withs, with_params = _withs(others)
+            stamp = f" AND {_UPDATED_AT} = %s" if at_updated_at is not None else ""
             sql = (
-                f"WITH {_GATE} AS ({update_sql} AND {_SEQ} = %s RETURNING 1){withs}"
+                f"WITH {_GATE} AS ({update_sql} AND {_SEQ} = %s{stamp} RETURNING 1){withs}"
                 f" {_INSERT_EVENTS_HEAD}"
                 f" SELECT v.* FROM {_GATE}, (VALUES {_typed_values(len(rows))}) AS v"
             )
-            params = update_params + [at_seq] + with_params + params
+            gate = [at_seq] if at_updated_at is None else [at_seq, at_updated_at]
+            params = update_params + gate + with_params + params
         elif along is not None:
             (update_sql, update_params), *others = along(rows, None)
             withs, with_params = _withs(others)
@@ -124,6 +129,7 @@ _INSERT_EVENTS_HEAD = (
 )
 _INSERT_EVENTS = f"{_INSERT_EVENTS_HEAD} VALUES "
 _SEQ = Match._meta.get_field("seq").column
+_UPDATED_AT = Match._meta.get_field("updated_at").column
 
 
 _GATE = "moved"  # append(at_seq=...): the match's UPDATE, one row if the match was at at_seq
@@ -375,9 +381,25 @@ def fold(events: Iterable[Event]) -> E.MatchState:
 # events are never changed, so a cached (seq, state) pair stays true on the server
 # it was committed on: each entry carries that server's generation (games.log.server),
 # and all are dropped when the process's connections reach another server (a failover
-# may have lost the entry's events, and other events take their seqs).
+# may have lost the entry's events, and other events take their seqs). A failover the
+# process cannot see (a floating IP) is caught by the entry's stamps, at no extra read:
+# the match's row must have the updated_at the entry's commit wrote (when the entry is at
+# the row's seq), or the log's event at the entry's seq the created_at it wrote (read
+# with the events after it, when the entry is behind).
 _CACHE_SIZE = 512
-_cache: "OrderedDict[Any, tuple[int, E.MatchState, dict[str, Any] | None, int]]" = OrderedDict()
+
+
+@dataclass(frozen=True)
+class _Entry:
+    seq: int
+    state: E.MatchState
+    deal: dict[str, Any] | None
+    generation: int  # games.log.server's, of the connection that committed it
+    updated_at: Any  # the match row's, as that commit wrote it
+    created_at: Any  # the commit's events' (the one `now` of append)
+
+
+_cache: "OrderedDict[Any, _Entry]" = OrderedDict()
 server.on_change(_cache.clear)
 
 
@@ -402,21 +424,45 @@ def newest_deal(dealt: dict[str, Any]) -> dict[str, Any]:
 def load(match: Match, upto: int | None = None) -> Folded:
     """The state after the match's newest event, `match.seq` (or after event `upto`)."""
     upto = match.seq if upto is None else upto
-    replayer = Replayer()
     cached = _cache.get(match.pk)
-    seq = 0
-    if cached is not None and cached[0] <= upto and cached[3] == server.current():
-        seq, state, replayer.deal, _generation = cached
-        replayer.state, replayer.index = state.clone(), seq
-    if seq < upto:
-        # Only up to match.seq: events committed after the row was read belong to a later view.
-        for event in events_of(match, after=seq, upto=upto):
-            replayer.feed(event.type, event.seat, event.payload)
+    if cached is not None and (cached.seq > upto or cached.generation != server.current()):
+        cached = None
+    if cached is not None and cached.seq == upto == match.seq:
+        # At the row's seq (an action's usual case: nothing to read): the row must be the
+        # one the entry's commit wrote, not another at the same seq.
+        if cached.updated_at == match.updated_at:
+            return _folded(cached, [])
+        cached = None
+    if cached is not None:
+        # Behind: its own event too, in the same read, must be the one its commit wrote.
+        events = events_of(match, after=cached.seq - 1, upto=upto)
+        if events and events[0].seq == cached.seq and events[0].created_at == cached.created_at:
+            return _folded(cached, events[1:])
+    # Only up to match.seq: events committed after the row was read belong to a later view.
+    return _folded(None, events_of(match, after=0, upto=upto))
+
+
+def _folded(cached: _Entry | None, events: list[Event]) -> Folded:
+    replayer = Replayer()
+    if cached is not None:
+        replayer.state, replayer.deal = cached.state.clone(), cached.deal
+        replayer.index = cached.seq
+    for event in events:
+        replayer.feed(event.type, event.seat, event.payload)
     return Folded(replayer.state, replayer.deal)
 
 
-def remember_on_commit(match: Match, folded: Folded) -> None:
-    entry = (match.seq, folded.state.clone(), folded.deal, server.of(connection))
+def remember_on_commit(match: Match, folded: Folded, rows: list[Event]) -> None:
+    """Once committed, the state after `rows` (the events just appended, match.seq the
+    newest) as this process's copy, with the stamps of that commit."""
+    entry = _Entry(
+        match.seq,
+        folded.state.clone(),
+        folded.deal,
+        server.of(connection),
+        match.updated_at,
+        rows[-1].created_at,
+    )
 
     def remember() -> None:
         _cache[match.pk] = entry

@@ -649,13 +649,18 @@ def _commit_events(
     if not deferrable or connection.vendor != "postgresql":
         # A finishing match's records read its whole log (records.match_finished), these
         # events included: they are written first, then the match's row.
-        settle(eventlog.append(match, events))
+        rows = eventlog.append(match, events)
+        settle(rows)
         _save_match(match)
     else:
         # The match's row and its hands' are written by the events' INSERT statement: one
-        # round trip.
-        eventlog.append(match, events, along=settled_statements, at_seq=at_seq)
-    eventlog.remember_on_commit(match, folded)
+        # round trip. On a copy, only over the row the copy was made of (its seq and its
+        # updated_at: another row at that seq, after a failover that lost events, is not it).
+        copied_at = match.updated_at if at_seq is not None else None
+        rows = eventlog.append(
+            match, events, along=settled_statements, at_seq=at_seq, at_updated_at=copied_at
+        )
+    eventlog.remember_on_commit(match, folded, rows)
     if at_seq is not None or (keep_copy and selectors.copied(match)):
         transaction.on_commit(lambda: selectors.remember_written(match))
     else:  # seats changed here, or not read with the row

@@ -64,10 +64,12 @@ def test_an_action_on_the_copy_this_process_holds_is_the_token_and_one_statement
     sql = _statements(queries)
     assert len(sql) == 2, [q[:70] for q in sql]  # no BEGIN, no lock, no COMMIT
     assert "knox_authtoken" in sql[0]
-    # The match's row is updated only where it is still at the copy's seq, and the events
+    # The match's row is updated only where it is still the copy's (its seq and updated_at:
+    # another row at that seq, after a failover that lost events, is not), and the events
     # are inserted only from that update's row: both or neither.
     assert sql[1].startswith("WITH moved AS (UPDATE games_match"), sql[1][:70]
-    assert f"AND seq = {body['seq']} RETURNING 1) INSERT INTO games_event" in sql[1]
+    assert f"AND seq = {body['seq']} AND updated_at = " in sql[1]
+    assert "RETURNING 1) INSERT INTO games_event" in sql[1]
     match = Match.objects.get(pk=match_id)
     assert match.seq == body["seq"] + 1 and match.turn_seat == (seat + 1) % 4
     assert response.json()["seq"] == match.seq
