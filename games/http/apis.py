@@ -681,12 +681,11 @@ class MatchJoinApi(APIView):
     def post(self, request: Request, match_id: str) -> Response:
         serializer = self.MatchJoinInputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        quickplay.match_join(
+        match, seat = quickplay.match_join(
             match_id=match_id,
             user=request.user,
             seat_index=serializer.validated_data.get("seat"),
         )
-        match, seat = selectors.match_for_user(match_id=match_id, user=request.user)
         return Response(selectors.player_view_get(match=match, seat=seat))
 
 
@@ -957,10 +956,9 @@ class QuickplayApi(APIView):
     def post(self, request: Request) -> Response:
         serializer = self.QuickplayInputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        match = quickplay.quickplay_join(
+        match, seat = quickplay.quickplay_join(
             user=request.user, ask=quickplay.Ask(**serializer.validated_data)
         )
-        match, seat = selectors.match_for_user(match_id=match.pk, user=request.user)
         return Response(selectors.player_view_get(match=match, seat=seat))
 
     @extend_schema(

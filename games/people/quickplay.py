@@ -44,7 +44,7 @@ from django.utils import timezone
 from games import engine as E
 from games.log.levels import DEFAULT_LEVEL, LEVELS
 from games.models import Match, MatchStatus, Seat, SeatKind, Visibility
-from games.play import later, services
+from games.play import later, selectors, services
 from games.play.errors import BadInput, Conflict
 from games.play.selectors import is_match_id
 from games.play.services import ME, OPEN, SeatSpec
@@ -93,9 +93,10 @@ class Ask:
         return f"{self.preset}/{self.fill_level or '-'}/{self.turn_seconds or 0}"
 
 
-def quickplay_join(*, user: AbstractBaseUser, ask: Ask) -> Match:
+def quickplay_join(*, user: AbstractBaseUser, ask: Ask) -> tuple[Match, int]:
     """The caller's seat at the table waiting for `ask`'s options (the one they already
-    wait at, if any), or a new one; out of any other queue they waited in."""
+    wait at, if any), or a new one; out of any other queue they waited in. Answers the
+    table with its seats and the caller's seat (`_answer`)."""
     ask = ask.checked()
     key = ask.key()
     with transaction.atomic():
@@ -103,11 +104,11 @@ def quickplay_join(*, user: AbstractBaseUser, ask: Ask) -> Match:
         waiting = Match.objects.filter(status=MatchStatus.WAITING, quickplay_key=key)
         mine = waiting.filter(seats__user=user).first()
         if mine is not None:
-            return mine  # asking again is no second seat
+            return _answer(mine, user)  # asking again is no second seat
         table = waiting.select_for_update().order_by("created_at").first()
         if table is not None:
             services.seat_join(table, user)
-            return table
+            return _answer(table, user)
         services.room_for_another_match(user)
         wait = settings.QUICKPLAY_WAIT_SECONDS
         table = services.new_match(
@@ -127,7 +128,7 @@ def quickplay_join(*, user: AbstractBaseUser, ask: Ask) -> Match:
             transaction.on_commit(
                 lambda: later.run_after(later.START_QUICKPLAY, match_id, seconds=wait)
             )
-    return table
+        return _answer(table, user)
 
 
 def enter_queue(user: AbstractBaseUser, key: str) -> None:
@@ -142,17 +143,28 @@ def enter_queue(user: AbstractBaseUser, key: str) -> None:
             _vacate(match_id, user)
 
 
-def match_join(*, match_id: Any, user: AbstractBaseUser, seat_index: int | None = None) -> Match:
+def match_join(
+    *, match_id: Any, user: AbstractBaseUser, seat_index: int | None = None
+) -> tuple[Match, int]:
     """Take an open seat at a match by its id (the first one unless `seat_index` names
     one). At a quick play table this is asking for its queue: you leave the one you wait
     in, if another (one queue at a time). It lives here, above services, because any
-    table may be a quick play table."""
+    table may be a quick play table. Answers as quickplay_join."""
     with transaction.atomic():
         if key := _quickplay_key(match_id):  # read before its locks, which come first
             enter_queue(user, key)
         match = services.locked_match(match_id)
         services.seat_join(match, user, seat_index)
-    return match
+        return _answer(match, user)
+
+
+def _answer(match: Match, user: AbstractBaseUser) -> tuple[Match, int]:
+    """The table `user` was just seated at, with its seats, and their seat: read in the
+    transaction that seated them, before their lock is let go. Their next request (an ask
+    with other options, a join by id), waiting for that lock, may move them out of it the
+    moment this one commits, and the table be abandoned: read after the commit, this
+    request, which did seat them, would find no seat of theirs and answer 404."""
+    return selectors.match_for_user(match_id=match.pk, user=user)
 
 
 def _quickplay_key(match_id: Any) -> str:

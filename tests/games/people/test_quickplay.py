@@ -2,17 +2,21 @@
 computer players take the open seats (if asked for) and it starts; leaving the queue."""
 
 import json
+import threading
 from collections import Counter
 from datetime import timedelta
+from functools import partial
 
 import pytest
 import requests
+from django.db import connection, transaction
 from django.utils import timezone
 from rest_framework.test import APIClient
 
 from games.models import Event, Match, MatchStatus, Seat, SeatKind
 from games.people import quickplay
 from games.play import later
+from tests.bots.worker_support import wait_until
 from tests.conftest import make_player
 from tests.games.helpers import assert_error
 from tests.games.social_support import people, race
@@ -405,3 +409,88 @@ def test_people_moving_between_the_same_queues_at_once_never_wait_for_each_other
             assert len(waiting_tables(user)) == 1
             assert client.delete("/api/v1/quickplay").status_code == 200
     assert not Seat.objects.filter(match__status=MatchStatus.ACTIVE).exists()
+
+
+def in_a_thread(work) -> tuple[threading.Thread, dict]:
+    """`work()` in a thread of its own (its own connection): the thread, and its result or
+    exception under "result" once it ends."""
+    out: dict = {}
+
+    def run() -> None:
+        try:
+            out["result"] = work()
+        except Exception as exc:  # the test looks at it
+            out["result"] = exc
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    return thread, out
+
+
+def waiting_for(what: str) -> int:
+    """How many sessions of this database wait for a lock of this kind ('advisory',
+    'relation'), as pg_stat_activity says."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
+            " AND wait_event_type = 'Lock' AND wait_event = %s",
+            [what],
+        )
+        return cursor.fetchone()[0]
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("by_id", [False, True], ids=["ask", "join_by_id"])
+def test_a_request_answers_the_table_it_seated_you_at_though_the_next_moves_you_at_once(by_id):
+    """One person's request that seats them (an ask, or a join of a quick play table by
+    its id) answers that table, even when another request of theirs, waiting for their
+    lock, moves them out of it the moment the first commits (it was answered 404
+    not_found when it read its answer after its commit: under load, the second ran
+    between the two). Forced with PostgreSQL's locks, not timing: the first waits for the
+    queue's lock (held by a transaction of the test's) having read the matches table; a
+    third transaction asks for that table's ACCESS EXCLUSIVE lock, and so waits for the
+    first to end, is granted it before the first can read anything more, and moves the
+    person in that same transaction (their lock is free then)."""
+    (user, client, _), (other, _, _), (_, host, _) = people("mover", "other", "host")
+    if by_id:
+        table = ask(host, computers=False, preset="no_stick")["id"]
+        key = quickplay.Ask(computers=False, preset="no_stick").key()
+        request = partial(client.post, f"/api/v1/matches/{table}/join")
+    else:
+        key = quickplay.Ask(computers=False).key()
+        request = partial(client.post, "/api/v1/quickplay", {"computers": False}, format="json")
+    held, release = threading.Event(), threading.Event()
+
+    def hold_the_queue() -> None:
+        with transaction.atomic():
+            quickplay.enter_queue(other, key)  # someone else's ask, holding the queue's lock
+            held.set()
+            assert release.wait(60)
+
+    def move_the_person_when_it_commits() -> None:
+        with transaction.atomic():
+            with connection.cursor() as cursor:
+                cursor.execute(f"LOCK TABLE {Match._meta.db_table} IN ACCESS EXCLUSIVE MODE")
+            quickplay.quickplay_join(
+                user=user, ask=quickplay.Ask(computers=False, turn_seconds=120)
+            )
+
+    holder, _ = in_a_thread(hold_the_queue)
+    assert held.wait(60)
+    first, answer = in_a_thread(request)
+    wait_until(lambda: waiting_for("advisory") == 1, 60, "the first request to wait for the queue")
+    mover, moved = in_a_thread(move_the_person_when_it_commits)
+    wait_until(lambda: waiting_for("relation") == 1, 60, "the move to wait for the first request")
+    release.set()
+    for thread in (holder, first, mover):
+        thread.join(60)
+        assert not thread.is_alive()
+    response = answer["result"]
+    assert response.status_code == 200, response.content
+    seated_at = response.json()["id"]
+    assert moved["result"] is None, moved["result"]
+    assert len(waiting_tables(user)) == 1 and waiting_tables(user) != [seated_at]
+    if not by_id:
+        assert Match.objects.get(pk=seated_at).status == MatchStatus.ABANDONED
