@@ -16,4 +16,7 @@ def test_the_feed_benchmark_holds_feeds_and_delivers_each_turn_to_its_person():
     out = run_benchmark("feed.py", *TINY.split(), *server_args("feed_smoke"), timeout=180)
     assert "actions measured: 4; your_turn missing (10 s): 0; on the wrong feed: 0" in out, out
     assert re.search(r"feeds held by one process: 8 \(threads \d+ before any", out), out
-    assert re.search(r"commit -> the right person's your_turn: p50 [\d.]+\.\.[\d.]+ ms", out), out
+    # The lower bound (arrival - answer read) is below zero when the feed's event arrives
+    # before the POST's answer has been read, as on a quiet machine: -0.5..25.6 ms.
+    delay = r"commit -> the right person's your_turn: p50 -?[\d.]+\.\.-?[\d.]+ ms"
+    assert re.search(delay, out), out
