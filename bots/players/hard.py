@@ -34,6 +34,7 @@ wall-clock cap (off by default, and when it applies determinism is lost).
 
 import random
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -141,25 +142,32 @@ def _uses_learned_bids(seen: Seen, budget: Budget) -> bool:
     return budget.learned_bids and BP.applies(seen.options)
 
 
+def others_bids(seen: Seen, hands: list[int]) -> Iterator[tuple[int, dict, str, int, int]]:
+    """Each other seat's bid in round one or two whose dealt cards this deal fixes:
+    (seat, bid, phase, the bid's position within round two, the seat's dealt hand).
+    Defend decisions are left out."""
+    round_two = 0
+    for bid, phase in zip(seen.bids, seen.bid_phases, strict=True):
+        if phase == "defend":
+            continue
+        order = round_two
+        if phase == "bid2":
+            round_two += 1
+        s = bid["seat"]
+        if s == seen.seat:
+            continue
+        hand = _dealt_hand(seen, hands, s)
+        if hand is not None:
+            yield s, bid, phase, order, hand
+
+
 def learned_bid_odds(seen: Seen, hands: list[int], floor: float, mix: float = 1.0) -> float:
     """The odds of keeping a deal by the learned policy's reading of the others' bids:
     the product, over each other seat's bid in round one or two whose dealt cards the deal
     fixes, of floor + (1 - floor) * p, p the policy's chance of that bid with those cards
     (with `mix` below 1: mix * that + (1 - mix) * 1 if the Medium rules make it, else 0)."""
     odds = 1.0
-    round_two = 0
-    for bid, phase in zip(seen.bids, seen.bid_phases, strict=True):
-        if phase == "defend":
-            continue
-        s = bid["seat"]
-        order = round_two
-        if phase == "bid2":
-            round_two += 1
-        if s == seen.seat:
-            continue
-        hand = _dealt_hand(seen, hands, s)
-        if hand is None:
-            continue
+    for s, bid, phase, order, hand in others_bids(seen, hands):
         round_ = 1 if phase == "bid1" else 2
         position = (s - seen.dealer) % 4
         p = BP.likelihood(
@@ -195,21 +203,9 @@ def bid_misses(seen: Seen, hands: list[int]) -> list[int]:
     decisions are not weighed: Medium never defends alone, so a defender's pass says
     nothing about its cards."""
     misses = [0, 0, 0, 0]
-    round_two = 0  # position of the bid within round two
     stick = seen.options.get("stick_the_dealer", True)
-    for bid, phase in zip(seen.bids, seen.bid_phases, strict=True):
-        if phase == "defend":
-            continue
-        s = bid["seat"]
+    for s, bid, phase, position, hand in others_bids(seen, hands):
         kind = bid["type"]
-        position = round_two
-        if phase == "bid2":
-            round_two += 1
-        if s == seen.seat:
-            continue
-        hand = _dealt_hand(seen, hands, s)
-        if hand is None:
-            continue
         if phase == "bid2" and kind == "call" and position == 3 and stick:
             continue  # the stuck dealer had to name a suit
         misses[s] += not medium_explains(seen, hand, s, kind, phase)

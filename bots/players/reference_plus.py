@@ -48,7 +48,7 @@ from .. import bidding_model as M
 from .. import policy as P
 from ..knowledge import sample_hidden
 from ..rollout import gone_for_playouts
-from .hard import _dealt_hand, _scores_after
+from .hard import _scores_after, others_bids
 from .medium import find, seen_rule_action
 from .reference import card_search
 
@@ -171,19 +171,7 @@ def deal_weight(seen: Seen, hands: list[int]) -> float:
     alone_ok = seen.options.get("going_alone", True)
     stick = seen.options.get("stick_the_dealer", True)
     weight = 1.0
-    round_two = 0
-    for bid, phase in zip(seen.bids, seen.bid_phases, strict=True):
-        if phase == "defend":
-            continue
-        s = bid["seat"]
-        order = round_two
-        if phase == "bid2":
-            round_two += 1
-        if s == seen.seat:
-            continue
-        hand = _dealt_hand(seen, hands, s)
-        if hand is None:
-            continue
+    for s, bid, phase, order, hand in others_bids(seen, hands):
         position = (s - seen.dealer) % 4
         round_ = 1 if phase == "bid1" else 2
         stuck = round_ == 2 and order == 3 and stick
