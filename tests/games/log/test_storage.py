@@ -56,8 +56,11 @@ def test_a_match_with_every_action_keyed_takes_at_most_50_kb_at_every_moment(set
         assert answer.status_code == 200, answer.content
         actions += 1
         sizes.append(sum(kilobytes(match_id).values()))
-    assert state["status"] == "finished" and actions > 200
-    assert EventChunk.objects.filter(match_id=match_id).count() >= 5  # a chunk a hand over
+    # The deals are the service's secure shuffle, so the match's length is not fixed (a
+    # fresh-clone run met one of 168 actions); a match to 10 points has at least three
+    # hands (4 points at most a hand), and each deal after the first moves a hand into a chunk.
+    assert state["status"] == "finished" and actions >= 3 * 17
+    assert EventChunk.objects.filter(match_id=match_id).count() >= 2  # a chunk at each new deal
     keys = IdempotencyKeys.objects.filter(match_id=match_id)
     assert sum(len(row.keys) for row in keys) == 8 * actions  # every action's key is kept
 
