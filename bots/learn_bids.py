@@ -6,7 +6,9 @@ writes bots/data/bid_cfr.json.gz (the state: every information set's summed regr
 summed strategy, the iterations done, the figures after each chunk) and carries on from
 it the next time: training is a run of chunks, each small enough to finish and commit
 (`--chunk` deals, a few minutes each), and two chunks give exactly what one run of their
-total gives (iteration t deals from its own seed, "seed:t").
+total gives (iteration t deals from its own seed, "seed:t"). `--abstraction 2`: the
+richer information sets (bots/bid_policy.py), state bots/data/bid_cfr2.json.gz;
+`--workers 2`: two processes deal and solve the deals ahead, the same state.
 
 The game (`BiddingGame`): one deal (a seeded deck, a random dealer); the eight bidding
 decisions in turn (round one from the dealer's left, then round two, the dealer stuck at
@@ -26,10 +28,12 @@ weighs iteration t by t (linear averaging).
 """
 
 import argparse
+import functools
 import gzip
 import io
 import json
 import math
+import multiprocessing
 import random
 import time
 from pathlib import Path
@@ -88,15 +92,36 @@ def cfr(game, deal, h, reach: list[float], t: int, regret: dict, strategy: dict)
     return node
 
 
-def iterate(game, state: dict, iterations: int, seed: int) -> dict:
+def _dealt(game, seed: int, t: int, prepare: bool = False):
+    """Iteration t's deal; with `prepare`, its values worked out (`deal.prepare()`, if
+    the game's deals have one) so that a worker process can hand it over ready."""
+    deal = game.sample(random.Random(f"{seed}:{t}"))
+    if prepare and hasattr(deal, "prepare"):
+        deal.prepare()
+    return deal
+
+
+def iterate(game, state: dict, iterations: int, seed: int, workers: int = 1) -> dict:
     """`iterations` more iterations of chance-sampled CFR on `state` (changed in place):
-    iteration t samples its deal from random.Random(f"{seed}:{t}")."""
+    iteration t samples its deal from random.Random(f"{seed}:{t}"). With `workers` above
+    1, that many processes deal and prepare the deals ahead (the bidding game's: every
+    contract solved) while this one walks them in order: the same state."""
     regret, strategy = state["regret"], state["strategy"]
-    for _ in range(iterations):
-        t = state["iteration"] + 1
-        deal = game.sample(random.Random(f"{seed}:{t}"))
-        cfr(game, deal, game.root(deal), [1.0] * game.players, t, regret, strategy)
-        state["iteration"] = t
+    first = state["iteration"] + 1
+    ts = range(first, first + iterations)
+    pool = None
+    if workers > 1:
+        pool = multiprocessing.get_context("fork").Pool(workers)
+        deals = pool.imap(functools.partial(_dealt, game, seed, prepare=True), ts, chunksize=16)
+    else:
+        deals = (_dealt(game, seed, t) for t in ts)
+    try:
+        for t, deal in zip(ts, deals, strict=True):
+            cfr(game, deal, game.root(deal), [1.0] * game.players, t, regret, strategy)
+            state["iteration"] = t
+    finally:
+        if pool is not None:
+            pool.terminate()
     return state
 
 
@@ -112,9 +137,10 @@ class BiddingDeal:
 
     __slots__ = ("deck", "dealer", "upcard", "decisions", "points")
 
-    def __init__(self, deck: list[int], dealer: int):
+    def __init__(self, deck: list[int], dealer: int, abstraction: int = 1):
         self.deck, self.dealer, self.upcard = deck, dealer, deck[20]
-        self.decisions = []  # (seat, round, key, team suit, alone suit)
+        # (seat, round, key, team suit, alone suit, the first abstraction's key)
+        self.decisions = []
         hands = [0] * 4
         for i, c in enumerate(deck[:20]):
             hands[(dealer + 1 + i // 5) % 4] |= 1 << c
@@ -124,16 +150,23 @@ class BiddingDeal:
             round_ = 1 if i < 4 else 2
             position = (seat - dealer) % 4
             down = turned_down if round_ == 2 else None
-            key, team_suit, alone_suit = B.decision(
-                hands[seat], round_, position, self.upcard, down, i == 7
-            )
-            self.decisions.append((seat, round_, key, team_suit, alone_suit))
+            args = (hands[seat], round_, position, self.upcard, down, i == 7)
+            key, team_suit, alone_suit = B.decision(*args, abstraction)
+            coarse = key if abstraction == 1 else B.decision(*args, 1)[0]
+            self.decisions.append((seat, round_, key, team_suit, alone_suit, coarse))
         self.points: dict[tuple[int, int], float] = {}
+
+    def prepare(self) -> None:
+        """Solve every contract the bidding tree can end in (16: each decision's team and
+        alone bids)."""
+        for i in range(8):
+            self.team0_points(i, B.TEAM)
+            self.team0_points(i, B.ALONE)
 
     def team0_points(self, i: int, kind: int) -> float:
         got = self.points.get((i, kind))
         if got is None:
-            seat, round_, _, team_suit, alone_suit = self.decisions[i]
+            seat, round_, _, team_suit, alone_suit, _ = self.decisions[i]
             alone = kind == B.ALONE
             trump = alone_suit if alone else team_suit
             _, points = contract_value(self.deck, self.dealer, seat, trump, round_, alone)
@@ -144,13 +177,17 @@ class BiddingDeal:
 class BiddingGame:
     """Euchre's bidding under the standard rules (stick the dealer, going alone allowed,
     no defending alone) as a four-player game for `cfr`. A history is the index of the
-    decision to make (every one before it passed) or ("end", i, kind)."""
+    decision to make (every one before it passed) or ("end", i, kind). `abstraction`:
+    which information sets (bots/bid_policy.py's `decision`)."""
 
     players = 4
 
+    def __init__(self, abstraction: int = 1):
+        self.abstraction = abstraction
+
     def sample(self, rng: random.Random) -> BiddingDeal:
         dealer = rng.randrange(4)
-        return BiddingDeal(E.seeded_deck(rng), dealer)
+        return BiddingDeal(E.seeded_deck(rng), dealer, self.abstraction)
 
     def root(self, deal: BiddingDeal):
         return 0
@@ -179,7 +216,7 @@ class BiddingGame:
 
 def _reference_plus_kind(deal: BiddingDeal, i: int, table: dict) -> int:
     """reference_plus's bid at decision i of `deal` (its thresholds, alone by the model)."""
-    seat, round_, _, _, _ = deal.decisions[i]
+    seat, round_, _, _, _, _ = deal.decisions[i]
     hand = 0
     for j, c in enumerate(deal.deck[:20]):
         if (deal.dealer + 1 + j // 5) % 4 == seat:
@@ -195,13 +232,25 @@ def _reference_plus_kind(deal: BiddingDeal, i: int, table: dict) -> int:
     return B.ALONE if alone else B.TEAM
 
 
-def evaluate(policy: dict, deals: int = 2000, seed: int = 7) -> dict:
+def learned_probs(policy: dict, deal: BiddingDeal, i: int) -> tuple[float, ...]:
+    """The policy's probabilities at decision i of `deal`; an information set it never
+    met read as bots/bid_policy.py reads it (the second abstraction's by the first's
+    committed policy)."""
+    key, coarse = deal.decisions[i][2], deal.decisions[i][5]
+    probs = policy.get(key)
+    if probs is None and key != coarse:
+        policy = B.table()
+        probs = policy.get(coarse)
+    return probs or B._fallback(coarse, policy)
+
+
+def evaluate(policy: dict, deals: int = 2000, seed: int = 7, abstraction: int = 1) -> dict:
     """The learned bids (each decision the policy's likeliest) for one side against
     reference_plus's bids for the other, on `deals` fixed deals played from both sides,
     every contract solved double-dummy: the learned side's points a hand (mean, 95 %
     interval), and how often each side made trump and was euchred."""
     table = thresholds()
-    game = BiddingGame()
+    game = BiddingGame(abstraction)
     diffs = []
     made = [0, 0]
     euchred = [0, 0]
@@ -213,8 +262,7 @@ def evaluate(policy: dict, deals: int = 2000, seed: int = 7) -> dict:
             def chooser(i, learned_team=learned_team, deal=deal):
                 seat = deal.decisions[i][0]
                 if seat % 2 == learned_team:
-                    key = deal.decisions[i][2]
-                    probs = policy.get(key) or B._fallback(key, policy)
+                    probs = learned_probs(policy, deal, i)
                     acts = B.STUCK_ACTIONS if i == 7 else B.ACTIONS
                     return acts[max(range(len(acts)), key=probs.__getitem__)]
                 return _reference_plus_kind(deal, i, table)
@@ -271,11 +319,16 @@ def write_state(state: dict, path: str | Path) -> None:
     Path(path).write_bytes(buf.getvalue())
 
 
-def run_chunk(state: dict, chunk: int, seed: int) -> dict:
+def run_chunk(state: dict, chunk: int, seed: int, abstraction: int = 1, workers: int = 1) -> dict:
     if state.get("seed", seed) != seed:
         raise ValueError(f"the state was trained with seed {state['seed']}, not {seed}")
+    trained = state.get("abstraction", 1) if state["iteration"] else abstraction
+    if trained != abstraction:
+        raise ValueError(f"the state is of abstraction {trained}, not {abstraction}")
     state["seed"] = seed
-    return iterate(BiddingGame(), state, chunk, seed)
+    if abstraction != 1:
+        state["abstraction"] = abstraction  # the first's state file is as it was
+    return iterate(BiddingGame(abstraction), state, chunk, seed, workers)
 
 
 def main() -> None:
@@ -283,17 +336,21 @@ def main() -> None:
     parser.add_argument("--chunk", type=int, default=100000, help="deals (iterations) this run")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--eval-deals", type=int, default=2000)
-    parser.add_argument("--path", default=str(B.DATA))
+    parser.add_argument(
+        "--abstraction", type=int, choices=sorted(B.STATES), default=1, help="information sets"
+    )
+    parser.add_argument("--workers", type=int, default=1, help="processes solving the deals")
+    parser.add_argument("--path", help="the state (default: the abstraction's in bots/data/)")
     parser.add_argument("--new", action="store_true", help="start from nothing")
     args = parser.parse_args()
     start = time.perf_counter()
-    path = Path(args.path)
+    path = Path(args.path or B.STATES[args.abstraction])
     state = new_state() if args.new or not path.exists() else B.read_state(path)
     before = B.strategy_from(state)
-    state = run_chunk(state, args.chunk, args.seed)
+    state = run_chunk(state, args.chunk, args.seed, args.abstraction, args.workers)
     seconds = time.perf_counter() - start
     after = B.strategy_from(state)
-    figures = evaluate(after, args.eval_deals)
+    figures = evaluate(after, args.eval_deals, abstraction=args.abstraction)
     chunks = state.setdefault("chunks", [])
     chunks.append(
         {
@@ -305,7 +362,11 @@ def main() -> None:
             "against_reference_plus_bids": figures,
         }
     )
-    state["made_by"] = f"python -m bots.learn_bids --chunk {args.chunk} --seed {args.seed}"
+    made_by = f"python -m bots.learn_bids --chunk {args.chunk} --seed {args.seed}"
+    if args.abstraction != 1:
+        made_by += f" --abstraction {args.abstraction}"
+        chunks[-1]["workers"] = args.workers
+    state["made_by"] = made_by
     write_state(state, path)
     B.table.cache_clear()
     print(json.dumps(chunks[-1]), flush=True)
