@@ -106,6 +106,10 @@ class Budget:
     # of each bid, the rest on whether the Medium rules would have made it (1.0: the
     # learned policy alone).
     learned_mix: float = 1.0
+    # Which learned policy (bots/bid_policy.py): 1 the first abstraction (the fitted
+    # values' buckets, bots/data/bid_cfr.json.gz), 2 the richer one (with the hand's
+    # trumps, bowers, side aces, the upcard's rank, next; bots/data/bid_cfr2.json.gz).
+    learned_abstraction: int = 1
 
 
 DEFAULT_BUDGET = Budget()
@@ -161,7 +165,9 @@ def others_bids(seen: Seen, hands: list[int]) -> Iterator[tuple[int, dict, str, 
             yield s, bid, phase, order, hand
 
 
-def learned_bid_odds(seen: Seen, hands: list[int], floor: float, mix: float = 1.0) -> float:
+def learned_bid_odds(
+    seen: Seen, hands: list[int], floor: float, mix: float = 1.0, abstraction: int = 1
+) -> float:
     """The odds of keeping a deal by the learned policy's reading of the others' bids:
     the product, over each other seat's bid in round one or two whose dealt cards the deal
     fixes, of floor + (1 - floor) * p, p the policy's chance of that bid with those cards
@@ -178,6 +184,7 @@ def learned_bid_odds(seen: Seen, hands: list[int], floor: float, mix: float = 1.
             seen.upcard,
             seen.turned_down if round_ == 2 else None,
             round_ == 2 and order == 3,
+            abstraction,
         )
         if mix < 1.0:
             explained = (
@@ -188,13 +195,14 @@ def learned_bid_odds(seen: Seen, hands: list[int], floor: float, mix: float = 1.
     return odds
 
 
-def learned_rule_bid(seen: Seen) -> dict[str, Any]:
+def learned_rule_bid(seen: Seen, abstraction: int = 1) -> dict[str, Any]:
     """The learned policy's likeliest bid for the seat, as a legal action dict."""
     round_ = 1 if seen.phase == "bid1" else 2
     position = (seen.seat - seen.dealer) % 4
     stuck = round_ == 2 and not any(a["type"] == "pass" for a in seen.legal)
     down = seen.turned_down if round_ == 2 else None
-    return BP.best_action(seen.hand, round_, position, seen.upcard, down, stuck).to_dict()
+    action = BP.best_action(seen.hand, round_, position, seen.upcard, down, stuck, abstraction)
+    return action.to_dict()
 
 
 def bid_misses(seen: Seen, hands: list[int]) -> list[int]:
@@ -296,7 +304,13 @@ def _sample(seen: Seen, rng: random.Random, budget: Budget) -> tuple[list[int], 
         if not read_bids and not read_plays:
             return hands, kitty
         if read_bids and learned:
-            odds = learned_bid_odds(seen, hands, budget.learned_floor, budget.learned_mix)
+            odds = learned_bid_odds(
+                seen,
+                hands,
+                budget.learned_floor,
+                budget.learned_mix,
+                budget.learned_abstraction,
+            )
         else:
             odds = _bid_odds(seen, hands, budget) if read_bids else 1.0
         if read_plays:
@@ -323,9 +337,10 @@ def _bid_odds(seen: Seen, hands: list[int], budget: Budget) -> float:
 def search(view: dict[str, Any], rng: random.Random, budget: Budget = DEFAULT_BUDGET) -> Search:
     seen = read_view(view)  # the view is read once: the rules, the deals, the engine state
     rule = seen_rule_action(seen)
-    learned_bids = _uses_learned_bids(seen, budget)
+    # 0: the Medium rules' bids; else the learned policy's abstraction
+    learned_bids = budget.learned_abstraction if _uses_learned_bids(seen, budget) else 0
     if learned_bids and seen.phase in ("bid1", "bid2"):
-        rule = learned_rule_bid(seen)
+        rule = learned_rule_bid(seen, learned_bids)
     elif budget.learned_alone and rule.get("type") in ("order_up", "call"):
         rule = _learned_alone(seen, rule)
     actions = candidates(seen)
@@ -450,17 +465,17 @@ def _scores_after(
     voids: list[int],
     unbias: bool = False,
     team: int = 0,
-    learned_bids: bool = False,
+    learned_bids: int = 0,
 ) -> tuple[list[int], float]:
     """The scores at the end of the hand of `state` (changed in place): the bidding
     left, if any, and the variants' steps before the play (a suit named, a farmer's
     exchange, a redeal asked) by the Medium rules (the bids by the learned policy, with
-    `learned_bids`), then the play solved double-dummy;
+    `learned_bids`, the abstraction, 0 for none), then the play solved double-dummy;
     and, with `unbias`, the points bots/play_bias.py adds to the solved contract for
     `team`'s side."""
     while state.phase not in ("play", "deal", "finished"):
         if learned_bids and state.phase in ("bid1", "bid2"):
-            state.apply_action(state.turn, BP.state_action(state))
+            state.apply_action(state.turn, BP.state_action(state, learned_bids))
             continue
         state.apply_action(state.turn, policy_action(state, gone, voids, P.MEDIUM))
     after = list(before)
