@@ -145,7 +145,7 @@ def read_state(path: str | Path = DATA) -> dict:
         return json.load(f)
 
 
-@lru_cache(maxsize=1)
+@lru_cache(maxsize=4)  # both abstractions' policies at once: a read falls back on the first's
 def table(path: str = str(DATA)) -> dict[str, tuple[float, ...]]:
     return strategy_from(read_state(path))
 
@@ -186,7 +186,7 @@ def probabilities(
     probs = policy.get(key)
     if probs is None:
         if abstraction != 1:
-            key, policy = decision(*args, 1)[0], table()
+            key, policy = decision(*args, 1)[0], table(str(DATA))
             probs = policy.get(key)
         if probs is None:
             probs = _fallback(key, policy)

@@ -239,7 +239,7 @@ def learned_probs(policy: dict, deal: BiddingDeal, i: int) -> tuple[float, ...]:
     key, coarse = deal.decisions[i][2], deal.decisions[i][5]
     probs = policy.get(key)
     if probs is None and key != coarse:
-        policy = B.table()
+        policy = B.table(str(B.DATA))
         probs = policy.get(coarse)
     return probs or B._fallback(coarse, policy)
 

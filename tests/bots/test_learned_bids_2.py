@@ -131,3 +131,23 @@ def test_the_budget_picks_the_second_abstractions_policy(monkeypatch):
     hands = [mask_of(cards("JH JD AH KH AC")), seen.hand, 0, 0]
     assert learned_bid_odds(seen, hands, 0.1, abstraction=1) < 0.5
     assert learned_bid_odds(seen, hands, 0.1, abstraction=2) == 1.0
+
+
+def test_reading_the_second_policy_and_falling_back_on_the_first_reads_each_file_once(
+    monkeypatch,
+):
+    reads = []
+    read, decision = BP.read_state, BP.decision
+    monkeypatch.setattr(BP, "read_state", lambda path: reads.append(str(path)) or read(path))
+    # A key of the second abstraction that no training meets: read by the first's policy.
+    unmet = ("r1:p1:T99:a0:n0:b0:x0:u0", 1, 1)
+    monkeypatch.setattr(BP, "decision", lambda *a: unmet if a[-1] == 2 else decision(*a))
+    BP.table.cache_clear()
+    hand, up = mask_of(cards("JH JD AH KH AC")), E.parse_card("9H")
+    try:
+        for _ in range(3):
+            first = BP.probabilities(hand, 1, 1, up, None, False, abstraction=1)[0]
+            assert BP.probabilities(hand, 1, 1, up, None, False, abstraction=2)[0] == first
+    finally:
+        BP.table.cache_clear()
+    assert sorted(reads) == sorted([str(BP.DATA), str(BP.DATA2)])
