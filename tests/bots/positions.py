@@ -3,7 +3,8 @@
 import random
 
 from games import engine as E
-from games.engine.cards import cards_of
+from games.engine.cards import cards_of, mask_of
+from games.engine.seen import Seen, read_view
 from tests.engine.helpers import cards, deck_for
 
 
@@ -11,6 +12,19 @@ def new_hand(dealer: int, hands: dict[int, str], upcard: str, **options) -> E.Ma
     state = E.MatchState(E.Options(**options), first_dealer=dealer)
     state.deal(deck_for(dealer, hands, upcard))
     return state
+
+
+def west_passed_the_nine_of_hearts() -> tuple[Seen, list[int], list[int]]:
+    """West (the dealer's left) passed the nine of hearts; north is to bid. North's read
+    view, and two deals of the hidden cards: west holding a monster (JH JD AH KH AC) and
+    west holding junk (9C TC 9D TD QS), the same east in both."""
+    state = new_hand(0, {1: "9C TC 9D TD QS", 2: "9S TS KS QC KD"}, "9H")
+    state.apply_action(1, E.PASS)
+    seen = read_view(E.player_view(state, 2))
+    strong, weak = mask_of(cards("JH JD AH KH AC")), mask_of(cards("9C TC 9D TD QS"))
+    east = seen.unknown & ~strong & ~weak & ~(1 << seen.upcard)
+    east = mask_of(E.cards_of(east)[:5])
+    return seen, [weak, strong, seen.hand, east], [strong, weak, seen.hand, east]
 
 
 def play(state: E.MatchState, text: str) -> None:

@@ -13,11 +13,9 @@ from bots import learn_bids as L
 from bots.learn_bidding import contract_value
 from bots.players.hard import Budget, learned_bid_odds, make_hard
 from games import engine as E
-from games.engine.cards import mask_of
-from games.engine.seen import read_view
-from tests.engine.helpers import cards, deck_for
+from tests.engine.helpers import deck_for
 
-from .positions import new_hand
+from .positions import new_hand, west_passed_the_nine_of_hearts
 
 
 class Kuhn:
@@ -141,14 +139,7 @@ def test_the_stuck_dealer_names_a_suit_and_the_table_covers_the_standard_bidding
 
 def test_a_pass_read_by_the_learned_policy_weighs_down_the_deals_where_it_held_a_monster():
     # West (the dealer's left) passed the nine of hearts; north is to bid.
-    state = new_hand(0, {1: "9C TC 9D TD QS", 2: "9S TS KS QC KD"}, "9H")
-    state.apply_action(1, E.PASS)
-    seen = read_view(E.player_view(state, 2))
-    strong, weak = mask_of(cards("JH JD AH KH AC")), mask_of(cards("9C TC 9D TD QS"))
-    east = seen.unknown & ~strong & ~weak & ~(1 << seen.upcard)
-    east = mask_of(E.cards_of(east)[:5])
-    west_strong = [weak, strong, seen.hand, east]
-    west_weak = [strong, weak, seen.hand, east]
+    seen, west_strong, west_weak = west_passed_the_nine_of_hearts()
     assert learned_bid_odds(seen, west_strong, 0.1) < 0.3 * learned_bid_odds(seen, west_weak, 0.1)
     assert learned_bid_odds(seen, west_strong, 1.0) == 1.0  # a floor of 1: nothing read
     # Mixed wholly to the Medium rules, which order up with west's strong hand: the floor.

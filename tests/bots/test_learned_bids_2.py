@@ -15,7 +15,7 @@ from games.engine.cards import mask_of
 from games.engine.seen import read_view
 from tests.engine.helpers import cards
 
-from .positions import new_hand
+from .positions import new_hand, west_passed_the_nine_of_hearts
 
 
 def features(text: str, trump: str, round_: int, upcard: str, down: str | None = None) -> str:
@@ -92,14 +92,7 @@ def test_hard_with_the_second_abstraction_orders_up_a_monster_and_reads_a_pass_b
         action = hard(E.player_view(state, 0), random.Random(0))
         assert (action["type"] == "order_up") is order, (hand, action)
     # West (the dealer's left) passed the nine of hearts; north is to bid.
-    state = new_hand(0, {1: "9C TC 9D TD QS", 2: "9S TS KS QC KD"}, "9H")
-    state.apply_action(1, E.PASS)
-    seen = read_view(E.player_view(state, 2))
-    strong, weak = mask_of(cards("JH JD AH KH AC")), mask_of(cards("9C TC 9D TD QS"))
-    east = seen.unknown & ~strong & ~weak & ~(1 << seen.upcard)
-    east = mask_of(E.cards_of(east)[:5])
-    west_strong = [weak, strong, seen.hand, east]
-    west_weak = [strong, weak, seen.hand, east]
+    seen, west_strong, west_weak = west_passed_the_nine_of_hearts()
     odds = [learned_bid_odds(seen, hands, 0.1, abstraction=2) for hands in (west_strong, west_weak)]
     assert odds[0] < 0.3 * odds[1]
 
