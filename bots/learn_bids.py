@@ -41,10 +41,8 @@ from pathlib import Path
 from games import engine as E
 
 from . import bid_policy as B
-from . import bidding_model as M
-from . import policy as P
+from .fitted_bids import bid as fitted_bid
 from .learn_bidding import contract_value
-from .players.reference_plus import model_bid, thresholds
 
 # ---------------------------------------------------------------- CFR, for any small game
 
@@ -214,7 +212,7 @@ class BiddingGame:
 # ---------------------------------------------------------------- figures
 
 
-def _reference_plus_kind(deal: BiddingDeal, i: int, table: dict) -> int:
+def _reference_plus_kind(deal: BiddingDeal, i: int) -> int:
     """reference_plus's bid at decision i of `deal` (its thresholds, alone by the model)."""
     seat, round_, _, _, _, _ = deal.decisions[i]
     hand = 0
@@ -223,12 +221,9 @@ def _reference_plus_kind(deal: BiddingDeal, i: int, table: dict) -> int:
             hand |= 1 << c
     position = (seat - deal.dealer) % 4
     down = deal.upcard // 6
-    trump = model_bid(hand, round_, position, deal.upcard, down, i == 7, True, table)
+    trump, alone = fitted_bid(hand, round_, position, deal.upcard, down, i == 7, True)
     if trump is None:
         return B.PASS
-    mine = P.after_pickup(hand, deal.upcard) if round_ == 1 and position == 0 else hand
-    up = deal.upcard if round_ == 1 else None
-    alone = M.best_alone(mine, trump, round_, position, up, None if round_ == 1 else down)
     return B.ALONE if alone else B.TEAM
 
 
@@ -249,7 +244,6 @@ def evaluate(policy: dict, deals: int = 2000, seed: int = 7, abstraction: int = 
     reference_plus's bids for the other, on `deals` fixed deals played from both sides,
     every contract solved double-dummy: the learned side's points a hand (mean, 95 %
     interval), and how often each side made trump and was euchred."""
-    table = thresholds()
     game = BiddingGame(abstraction)
     diffs = []
     made = [0, 0]
@@ -265,7 +259,7 @@ def evaluate(policy: dict, deals: int = 2000, seed: int = 7, abstraction: int = 
                     probs = learned_probs(policy, deal, i)
                     acts = B.STUCK_ACTIONS if i == 7 else B.ACTIONS
                     return acts[max(range(len(acts)), key=probs.__getitem__)]
-                return _reference_plus_kind(deal, i, table)
+                return _reference_plus_kind(deal, i)
 
             for i in range(8):
                 kind = chooser(i)

@@ -40,7 +40,7 @@ from games import engine as E
 from . import bidding_model as M
 from . import policy as P
 from . import solver as S
-from .players.reference_plus import (
+from .fitted_bids import (
     DATA,
     load,
     model_bid,

@@ -53,7 +53,7 @@ from games.engine import (
 
 from .. import bid_policy as BP
 from .. import bidding_model as learned
-from .. import play_bias
+from .. import fitted_bids, play_bias
 from .. import policy as P
 from .. import solver as S
 from ..inference import unexplained_plays
@@ -110,6 +110,13 @@ class Budget:
     # values' buckets, bots/data/bid_cfr.json.gz), 2 the richer one (with the hand's
     # trumps, bowers, side aces, the upcard's rank, next; bots/data/bid_cfr2.json.gz).
     learned_abstraction: int = 1
+    # The opponents' bids read and continued by the fitted contract values and thresholds
+    # (bots/fitted_bids.py, the model reference_plus bids by: a bidder who bids by a hand's
+    # worth) instead of the Medium rules or the learned policy, where the standard bidding
+    # applies: a deal kept with odds belief + (1 - belief) * the model's chance of each of
+    # the opponents' bids, and their later bids in each searched deal the model's. The
+    # partner's bids are read and continued as before.
+    fitted_opponents: bool = False
 
 
 DEFAULT_BUDGET = Budget()
@@ -146,6 +153,10 @@ def _uses_learned_bids(seen: Seen, budget: Budget) -> bool:
     return budget.learned_bids and BP.applies(seen.options)
 
 
+def _uses_fitted_opponents(seen: Seen, budget: Budget) -> bool:
+    return budget.fitted_opponents and BP.applies(seen.options)
+
+
 def others_bids(seen: Seen, hands: list[int]) -> Iterator[tuple[int, dict, str, int, int]]:
     """Each other seat's bid in round one or two whose dealt cards this deal fixes:
     (seat, bid, phase, the bid's position within round two, the seat's dealt hand).
@@ -166,14 +177,22 @@ def others_bids(seen: Seen, hands: list[int]) -> Iterator[tuple[int, dict, str, 
 
 
 def learned_bid_odds(
-    seen: Seen, hands: list[int], floor: float, mix: float = 1.0, abstraction: int = 1
+    seen: Seen,
+    hands: list[int],
+    floor: float,
+    mix: float = 1.0,
+    abstraction: int = 1,
+    seats: tuple[int, ...] = (0, 1, 2, 3),
 ) -> float:
     """The odds of keeping a deal by the learned policy's reading of the others' bids:
     the product, over each other seat's bid in round one or two whose dealt cards the deal
     fixes, of floor + (1 - floor) * p, p the policy's chance of that bid with those cards
-    (with `mix` below 1: mix * that + (1 - mix) * 1 if the Medium rules make it, else 0)."""
+    (with `mix` below 1: mix * that + (1 - mix) * 1 if the Medium rules make it, else 0).
+    Only the bids of `seats` are read."""
     odds = 1.0
     for s, bid, phase, order, hand in others_bids(seen, hands):
+        if s not in seats:
+            continue
         round_ = 1 if phase == "bid1" else 2
         position = (s - seen.dealer) % 4
         p = BP.likelihood(
@@ -191,6 +210,26 @@ def learned_bid_odds(
                 round_ == 2 and order == 3 or medium_explains(seen, hand, s, bid["type"], phase)
             )
             p = mix * p + (1.0 - mix) * explained
+        odds *= floor + (1.0 - floor) * p
+    return odds
+
+
+def fitted_bid_odds(seen: Seen, hands: list[int], floor: float) -> float:
+    """The odds of keeping a deal by the fitted model's reading of the opponents' bids
+    (bots/fitted_bids.py): the product, over each opponent's bid in round one or two whose
+    dealt cards the deal fixes, of floor + (1 - floor) * the model's chance of that bid."""
+    odds = 1.0
+    table = fitted_bids.thresholds()
+    for s, bid, phase, order, hand in others_bids(seen, hands):
+        if (s ^ seen.seat) & 1 == 0:
+            continue  # the partner's
+        round_ = 1 if phase == "bid1" else 2
+        position = (s - seen.dealer) % 4
+        down = seen.turned_down if round_ == 2 else None
+        stuck = round_ == 2 and order == 3
+        p = fitted_bids.bid_likelihood(
+            hand, bid, round_, position, seen.upcard, down, stuck, True, table
+        )
         odds *= floor + (1.0 - floor) * p
     return odds
 
@@ -303,16 +342,7 @@ def _sample(seen: Seen, rng: random.Random, budget: Budget) -> tuple[list[int], 
         hands, kitty = sample_hidden(seen, rng)
         if not read_bids and not read_plays:
             return hands, kitty
-        if read_bids and learned:
-            odds = learned_bid_odds(
-                seen,
-                hands,
-                budget.learned_floor,
-                budget.learned_mix,
-                budget.learned_abstraction,
-            )
-        else:
-            odds = _bid_odds(seen, hands, budget) if read_bids else 1.0
+        odds = _bids_odds(seen, hands, budget, learned) if read_bids else 1.0
         if read_plays:
             odds *= budget.play_belief ** unexplained_plays(seen, hands)
         if odds >= 1.0 or rng.random() < odds:
@@ -320,6 +350,32 @@ def _sample(seen: Seen, rng: random.Random, budget: Budget) -> tuple[list[int], 
         if odds > best_odds:
             best, best_odds = (hands, kitty), odds
     return best
+
+
+def _bids_odds(seen: Seen, hands: list[int], budget: Budget, learned: bool) -> float:
+    """The odds of keeping a deal by its reading of the others' bids: the opponents' by
+    the fitted model with `Budget.fitted_opponents`, the rest by the learned policy if
+    `learned`, else by the Medium rules."""
+    fitted = _uses_fitted_opponents(seen, budget)
+    partner = (seen.seat + 2) % 4
+    seats = (partner,) if fitted else (0, 1, 2, 3)
+    if learned:
+        odds = learned_bid_odds(
+            seen,
+            hands,
+            budget.learned_floor,
+            budget.learned_mix,
+            budget.learned_abstraction,
+            seats,
+        )
+    elif fitted:
+        belief = budget.belief if budget.belief_partner is None else budget.belief_partner
+        odds = belief ** bid_misses(seen, hands)[partner]
+    else:
+        odds = _bid_odds(seen, hands, budget)
+    if fitted:
+        odds *= fitted_bid_odds(seen, hands, budget.belief)
+    return odds
 
 
 def _bid_odds(seen: Seen, hands: list[int], budget: Budget) -> float:
@@ -339,6 +395,7 @@ def search(view: dict[str, Any], rng: random.Random, budget: Budget = DEFAULT_BU
     rule = seen_rule_action(seen)
     # 0: the Medium rules' bids; else the learned policy's abstraction
     learned_bids = budget.learned_abstraction if _uses_learned_bids(seen, budget) else 0
+    fitted_team = 1 - (seen.seat & 1) if _uses_fitted_opponents(seen, budget) else None
     if learned_bids and seen.phase in ("bid1", "bid2"):
         rule = learned_rule_bid(seen, learned_bids)
     elif budget.learned_alone and rule.get("type") in ("order_up", "call"):
@@ -385,7 +442,7 @@ def search(view: dict[str, Any], rng: random.Random, budget: Budget = DEFAULT_BU
             gained = 0.0  # points for our side beyond `after`'s, from play_bias
             if use_solver:
                 after, gained = _scores_after(
-                    state, before, gone, voids, unbias, team, learned_bids
+                    state, before, gone, voids, unbias, team, learned_bids, fitted_team
                 )
             else:
                 play_out(state, gone, voids)
@@ -466,14 +523,20 @@ def _scores_after(
     unbias: bool = False,
     team: int = 0,
     learned_bids: int = 0,
+    fitted_team: int | None = None,
 ) -> tuple[list[int], float]:
     """The scores at the end of the hand of `state` (changed in place): the bidding
     left, if any, and the variants' steps before the play (a suit named, a farmer's
     exchange, a redeal asked) by the Medium rules (the bids by the learned policy, with
-    `learned_bids`, the abstraction, 0 for none), then the play solved double-dummy;
+    `learned_bids`, the abstraction, 0 for none; the bids of `fitted_team`'s seats by
+    bots/fitted_bids.py's model, if it is not None), then the play solved double-dummy;
     and, with `unbias`, the points bots/play_bias.py adds to the solved contract for
     `team`'s side."""
     while state.phase not in ("play", "deal", "finished"):
+        if fitted_team is not None and state.phase in ("bid1", "bid2"):
+            if state.turn & 1 == fitted_team:
+                state.apply_action(state.turn, fitted_bids.state_action(state))
+                continue
         if learned_bids and state.phase in ("bid1", "bid2"):
             state.apply_action(state.turn, BP.state_action(state, learned_bids))
             continue

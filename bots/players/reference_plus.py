@@ -26,15 +26,10 @@ player that beats plain determinized search by its bids:
   deals are not weighed.
 """
 
-import json
-import math
 import random
-from functools import lru_cache
-from pathlib import Path
 from typing import Any
 
 from games.engine import (
-    SUIT_BY_LETTER,
     Seen,
     action_from_dict,
     cards_of,
@@ -44,8 +39,7 @@ from games.engine import (
 )
 from games.engine import with_hands as state_with_hands
 
-from .. import bidding_model as M
-from .. import policy as P
+from ..fitted_bids import bid_likelihood, model_bid, thresholds
 from ..knowledge import sample_hidden
 from ..rollout import gone_for_playouts
 from .hard import _scores_after, others_bids
@@ -54,106 +48,6 @@ from .reference import card_search
 
 REFERENCE_PLUS = "reference_plus"  # its name in simulations (not a level people choose)
 SAMPLES = 40
-TEMPERATURE = 0.5  # points: how sharply a bid's likelihood turns around its threshold
-DATA = Path(__file__).resolve().parent.parent / "data" / "reference_plus.json"
-
-
-@lru_cache(maxsize=1)
-def load(path: str = str(DATA)) -> dict:
-    with open(path) as f:
-        return json.load(f)
-
-
-def thresholds() -> dict[str, float]:
-    """The value of passing, per "r{round}:p{position}", of the latest iteration."""
-    return load()["thresholds"]
-
-
-def threshold_key(round_: int, position: int) -> str:
-    return f"r{round_}:p{position}"
-
-
-# ------------------------------------------------------------------ the model's bids
-
-
-def round_one_value(hand: int, upcard: int, position: int, alone_ok: bool) -> float:
-    """The fitted points of ordering the upcard up from `position` (0 the dealer), the
-    better of with the partner and alone."""
-    trump = upcard // 6
-    mine = P.after_pickup(hand, upcard) if position == 0 else hand
-    team = M.predicted_points(mine, trump, 1, position, False, upcard, None)
-    if not alone_ok:
-        return team
-    return max(team, M.predicted_points(mine, trump, 1, position, True, upcard, None))
-
-
-def round_two_values(
-    hand: int, turned_down: int, position: int, alone_ok: bool
-) -> dict[int, float]:
-    """The fitted points of naming each suit but the turned-down one, as above."""
-    values = {}
-    for trump in range(4):
-        if trump == turned_down:
-            continue
-        team = M.predicted_points(hand, trump, 2, position, False, None, turned_down)
-        if alone_ok:
-            team = max(team, M.predicted_points(hand, trump, 2, position, True, None, turned_down))
-        values[trump] = team
-    return values
-
-
-def model_bid(
-    hand: int,
-    round_: int,
-    position: int,
-    upcard: int,
-    turned_down: int | None,
-    stuck: bool,
-    alone_ok: bool,
-    table: dict[str, float],
-) -> int | None:
-    """The model's bid: the trump it makes (the upcard's suit in round one), or None to
-    pass. The stuck dealer always names its best suit."""
-    threshold = table[threshold_key(round_, position)]
-    if round_ == 1:
-        value = round_one_value(hand, upcard, position, alone_ok)
-        return upcard // 6 if value > threshold else None
-    values = round_two_values(hand, turned_down, position, alone_ok)
-    best = max(values, key=values.__getitem__)
-    return best if stuck or values[best] > threshold else None
-
-
-def _sigmoid(x: float) -> float:
-    if x < -40:
-        return 0.0
-    return 1.0 / (1.0 + math.exp(-x))
-
-
-def bid_likelihood(
-    hand: int,
-    bid: dict[str, Any],
-    round_: int,
-    position: int,
-    upcard: int,
-    turned_down: int | None,
-    stuck: bool,
-    alone_ok: bool,
-    table: dict[str, float],
-) -> float:
-    """How likely the model makes `bid` (the view's bid record) with `hand`."""
-    if stuck:
-        return 1.0  # the stuck dealer had to name a suit
-    threshold = table[threshold_key(round_, position)]
-    if round_ == 1:
-        value = round_one_value(hand, upcard, position, alone_ok)
-    else:
-        values = round_two_values(hand, turned_down, position, alone_ok)
-        if bid["type"] == "call":
-            value = values.get(SUIT_BY_LETTER[bid["suit"]], max(values.values()))
-        else:
-            value = max(values.values())
-    p = _sigmoid((value - threshold) / TEMPERATURE)
-    return 1.0 - p if bid["type"] == "pass" else p
 
 
 def model_applies(seen: Seen) -> bool:

@@ -8,6 +8,7 @@ from functools import partial
 
 import pytest
 
+from bots import fitted_bids as F
 from bots import learn_reference_plus as L
 from bots.players import PLAYERS
 from bots.players import reference_plus as R
@@ -81,10 +82,10 @@ def bid(state: E.MatchState) -> dict:
 def test_reference_plus_orders_up_a_monster_and_passes_rubbish_as_the_model_says():
     monster = new_hand(3, {0: "JH JD AH KH AC"}, "9H")
     rubbish = new_hand(3, {0: "9C TD QS 9S TC"}, "AH")
-    table = R.thresholds()
+    table = F.thresholds()
     for state, wanted in ((monster, True), (rubbish, False)):
         hand = state.hands[0]
-        value = R.round_one_value(hand, state.upcard, 1, True)
+        value = F.round_one_value(hand, state.upcard, 1, True)
         assert (value > table["r1:p1"]) is wanted
         assert (bid(state)["type"] == "order_up") is wanted
 
@@ -111,7 +112,7 @@ def test_a_pass_weighs_down_the_deals_where_the_passer_held_a_hand_the_model_bid
     mine = seen.hand
     west_strong = [weak, strong, mine, east]  # the same deal, west's and south's swapped
     west_weak = [strong, weak, mine, east]
-    assert R.round_one_value(strong, seen.upcard, 1, True) > R.thresholds()["r1:p1"]
+    assert F.round_one_value(strong, seen.upcard, 1, True) > F.thresholds()["r1:p1"]
     assert R.deal_weight(seen, west_strong) < 0.1 * R.deal_weight(seen, west_weak)
     # Its own bids are never read, and before any bid every deal weighs 1.
     assert R.deal_weight(read_view(E.player_view(state, 1)), west_strong) == 1.0
