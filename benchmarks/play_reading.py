@@ -1,7 +1,7 @@
 """How much a reading of the others' plays tells the real deal from a sampled one.
 
     .venv/bin/python benchmarks/play_reading.py                  # Hard's own matches
-    .venv/bin/python benchmarks/play_reading.py --level medium --matches 8
+    .venv/bin/python benchmarks/play_reading.py --level reference_plus --matches 8
 
 Issue 34 asks Hard to read the play "by the players' own policies". Hard and the
 reference opponents search: each samples deals and plays a card that is best when its
@@ -21,7 +21,9 @@ explain, for the real hidden cards and for one sampled deal:
 - `solver, tricks`: the same, counted in the makers' tricks.
 
 The ratio (real / sampled) is the baseline's question for every reading: 1.0 tells the
-deals apart not at all. No time is measured.
+deals apart not at all. From the two rates of a miss a play (real p1, sampled p0) it
+prints the odds per miss that weigh a deal as Bayes would, (p1 / p0) / ((1 - p1) /
+(1 - p0)): what `Budget.play_belief` is for the Medium reading. No time is measured.
 """
 
 import argparse
@@ -33,7 +35,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from bots.inference import unexplained_plays  # noqa: E402
 from bots.knowledge import sample_hidden  # noqa: E402
-from bots.players import PLAYERS  # noqa: E402
+from bots.simulation import SIMULATION_PLAYERS as PLAYERS  # noqa: E402
 from bots.solver import Solver  # noqa: E402
 from games import engine as E  # noqa: E402
 from games.engine import BIT, EFFECTIVE_SUIT, STRENGTH, Seen, cards_of, read_view  # noqa: E402
@@ -129,10 +131,12 @@ def main() -> None:
         plays += sum(s != seen.seat for s in seen.trick_seats)
         count += 1
     print(f"{args.matches} matches of {args.level}: {count} positions, {plays} plays read")
-    print(f"{'reading':18} {'the real deal':>14} {'a sampled deal':>15} {'ratio':>7}")
+    print(f"{'reading':18} {'the real deal':>14} {'a sampled deal':>15} {'ratio':>7} {'odds':>6}")
     for name in READINGS:
         ratio = real[name] / sampled[name] if sampled[name] else float("nan")
-        print(f"{name:18} {real[name]:14} {sampled[name]:15} {ratio:7.2f}")
+        p1, p0 = real[name] / max(1, plays), sampled[name] / max(1, plays)
+        odds = ratio / ((1 - p1) / (1 - p0)) if sampled[name] else float("nan")
+        print(f"{name:18} {real[name]:14} {sampled[name]:15} {ratio:7.2f} {odds:6.2f}")
 
 
 if __name__ == "__main__":
