@@ -113,23 +113,30 @@ def positions(level: str, matches: int, seed: int):
             state.apply_action(seat, E.action_from_dict(PLAYERS[level](view, rng)))
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--level", default="hard", choices=sorted(PLAYERS))
-    parser.add_argument("--matches", type=int, default=4)
-    parser.add_argument("--seed", type=int, default=1)
-    args = parser.parse_args()
+def count_misses(level: str, matches: int, seed: int) -> tuple[dict, dict, int, int]:
+    """The misses of each reading on the real deals and on sampled ones, the positions
+    read and the plays read."""
     real = dict.fromkeys(READINGS, 0)
     sampled = dict.fromkeys(READINGS, 0)
     count = plays = 0
-    for seen, hands in positions(args.level, args.matches, args.seed):
-        guess, _ = sample_hidden(seen, random.Random(f"sample:{args.seed}:{count}"))
+    for seen, hands in positions(level, matches, seed):
+        guess, _ = sample_hidden(seen, random.Random(f"sample:{seed}:{count}"))
         for name, reading in READINGS.items():
             real[name] += reading(seen, hands)
             sampled[name] += reading(seen, guess)
         plays += sum(s != seen.seat for t in seen.tricks for s in t[0])
         plays += sum(s != seen.seat for s in seen.trick_seats)
         count += 1
+    return real, sampled, count, plays
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--level", default="hard", choices=sorted(PLAYERS))
+    parser.add_argument("--matches", type=int, default=4)
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+    real, sampled, count, plays = count_misses(args.level, args.matches, args.seed)
     print(f"{args.matches} matches of {args.level}: {count} positions, {plays} plays read")
     print(f"{'reading':18} {'the real deal':>14} {'a sampled deal':>15} {'ratio':>7} {'odds':>6}")
     for name in READINGS:

@@ -73,7 +73,10 @@ class Budget:
     belief_partner: float | None = None
     # Odds of keeping a deal for each of the others' plays this hand it does not explain
     # (bots/inference.py: not the Medium rules' card from that hand). 1.0: plays not read.
-    play_belief: float = 1.0
+    # 0.4: near the odds Bayes gives a miss (benchmarks/play_reading.py: 0.28 for Hard's
+    # plays, 0.53 for reference_plus's), and +0.016 a hand over 8,000 deal pairs against
+    # reference_plus (docs/bots/figures.md); 0.05 and 0.1 read too strictly.
+    play_belief: float = 0.4
     tries: int = 12  # deals drawn per kept deal, at most, when weighing bids
     margin: float = 1.0  # standard errors by which an action must beat the rule action
     bid_factor: float = 2.0  # bids are few and weigh most: this many times the budget

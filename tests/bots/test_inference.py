@@ -4,7 +4,7 @@ Medium rules would not have played that way from is less likely in Hard's sample
 import random
 
 from bots.inference import unexplained_plays
-from bots.players.hard import Budget, _sample
+from bots.players.hard import DEFAULT_BUDGET, Budget, _sample
 from games import engine as E
 from games.engine.cards import CARD_BY_TEXT, SPADES, mask_of
 from games.engine.seen import read_view
@@ -57,6 +57,10 @@ def test_reading_plays_makes_deals_that_contradict_a_play_less_likely():
     unread, read = share_with_a_side_ace(1.0), share_with_a_side_ace(0.1)
     assert unread > 0.3  # dealt blind, South often holds a side ace
     assert read < unread / 3
+    # The service's Hard reads the plays too, less strictly (docs/bots/hard.md).
+    assert DEFAULT_BUDGET.play_belief < 1.0
+    served = share_with_a_side_ace(DEFAULT_BUDGET.play_belief)
+    assert read < served < unread - 0.1, (read, served, unread)
 
 
 def test_the_medium_rules_plays_are_explained_by_the_real_cards():
