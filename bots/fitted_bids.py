@@ -146,14 +146,15 @@ def bid(
     )
 
 
-def state_action(state, stick_the_dealer: bool = True, alone_ok: bool = True):
+def state_action(state):
     """The model's bid for the seat to move on an engine state in round one or two, as an
-    engine action."""
+    engine action (stick the dealer and going alone as the state's options say)."""
     seat = state.turn
     round_ = 1 if state.phase == "bid1" else 2
     position = (seat - state.dealer) % 4
-    stuck = round_ == 2 and position == 0 and stick_the_dealer
+    stuck = round_ == 2 and position == 0 and state.options.stick_the_dealer
     turned_down = state.upcard // 6 if round_ == 2 else None
+    alone_ok = state.options.going_alone
     trump, alone = bid(
         state.hands[seat], round_, position, state.upcard, turned_down, stuck, alone_ok
     )

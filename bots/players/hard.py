@@ -217,23 +217,32 @@ def learned_bid_odds(
     return odds
 
 
-def fitted_bid_odds(seen: Seen, hands: list[int], floor: float) -> float:
-    """The odds of keeping a deal by the fitted model's reading of the opponents' bids
-    (bots/fitted_bids.py): the product, over each opponent's bid in round one or two whose
-    dealt cards the deal fixes, of floor + (1 - floor) * the model's chance of that bid."""
-    odds = 1.0
+def fitted_likelihoods(seen: Seen, hands: list[int]) -> Iterator[tuple[int, float]]:
+    """Each other seat's bid in round one or two whose dealt cards the deal fixes, with
+    how likely bots/fitted_bids.py's model makes it from those cards: (seat, chance)."""
     table = fitted_bids.thresholds()
+    alone_ok = seen.options.get("going_alone", True)
+    stick = seen.options.get("stick_the_dealer", True)
     for s, bid, phase, order, hand in others_bids(seen, hands):
-        if (s ^ seen.seat) & 1 == 0:
-            continue  # the partner's
         round_ = 1 if phase == "bid1" else 2
         position = (s - seen.dealer) % 4
-        down = seen.turned_down if round_ == 2 else None
-        stuck = round_ == 2 and order == 3
-        p = fitted_bids.bid_likelihood(
-            hand, bid, round_, position, seen.upcard, down, stuck, True, table
+        stuck = round_ == 2 and order == 3 and stick
+        yield (
+            s,
+            fitted_bids.bid_likelihood(
+                hand, bid, round_, position, seen.upcard, seen.turned_down, stuck, alone_ok, table
+            ),
         )
-        odds *= floor + (1.0 - floor) * p
+
+
+def fitted_bid_odds(seen: Seen, hands: list[int], floor: float) -> float:
+    """The odds of keeping a deal by the fitted model's reading of the opponents' bids:
+    the product, over each opponent's bid `fitted_likelihoods` reads, of
+    floor + (1 - floor) * the model's chance of that bid."""
+    odds = 1.0
+    for s, p in fitted_likelihoods(seen, hands):
+        if (s ^ seen.seat) & 1:  # an opponent's: the partner's are read as before
+            odds *= floor + (1.0 - floor) * p
     return odds
 
 
@@ -371,20 +380,19 @@ def _bids_odds(seen: Seen, hands: list[int], budget: Budget, learned: bool) -> f
             budget.learned_abstraction,
             seats,
         )
-    elif fitted:
-        belief = budget.belief if budget.belief_partner is None else budget.belief_partner
-        odds = belief ** bid_misses(seen, hands)[partner]
     else:
-        odds = _bid_odds(seen, hands, budget)
+        odds = _bid_odds(seen, hands, budget, seats)
     if fitted:
         odds *= fitted_bid_odds(seen, hands, budget.belief)
     return odds
 
 
-def _bid_odds(seen: Seen, hands: list[int], budget: Budget) -> float:
-    """The odds of keeping a deal for the bids it does not explain: `belief` per bid, the
-    partner's at `belief_partner` if that is set."""
-    misses = bid_misses(seen, hands)
+def _bid_odds(
+    seen: Seen, hands: list[int], budget: Budget, seats: tuple[int, ...] = (0, 1, 2, 3)
+) -> float:
+    """The odds of keeping a deal for the bids of `seats` it does not explain: `belief`
+    per bid, the partner's at `belief_partner` if that is set."""
+    misses = [m if s in seats else 0 for s, m in enumerate(bid_misses(seen, hands))]
     if budget.belief_partner is None:
         return budget.belief ** sum(misses)
     partner = (seen.seat + 2) % 4

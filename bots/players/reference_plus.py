@@ -39,10 +39,10 @@ from games.engine import (
 )
 from games.engine import with_hands as state_with_hands
 
-from ..fitted_bids import bid_likelihood, model_bid, thresholds
+from ..fitted_bids import model_bid, thresholds
 from ..knowledge import sample_hidden
 from ..rollout import gone_for_playouts
-from .hard import _scores_after, others_bids
+from .hard import _scores_after, fitted_likelihoods
 from .medium import find, seen_rule_action
 from .reference import card_search
 
@@ -61,17 +61,9 @@ def deal_weight(seen: Seen, hands: list[int]) -> float:
     does not fix, the dealer that picked up or a farmer, neither)."""
     if not seen.bids or not model_applies(seen):
         return 1.0
-    table = thresholds()
-    alone_ok = seen.options.get("going_alone", True)
-    stick = seen.options.get("stick_the_dealer", True)
     weight = 1.0
-    for s, bid, phase, order, hand in others_bids(seen, hands):
-        position = (s - seen.dealer) % 4
-        round_ = 1 if phase == "bid1" else 2
-        stuck = round_ == 2 and order == 3 and stick
-        weight *= bid_likelihood(
-            hand, bid, round_, position, seen.upcard, seen.turned_down, stuck, alone_ok, table
-        )
+    for _, p in fitted_likelihoods(seen, hands):
+        weight *= p
     return weight
 
 
