@@ -21,16 +21,22 @@ from . import policy as P
 def unexplained_plays(seen: Seen, hands: list[int]) -> int:
     """How many of the other seats' plays this hand the Medium rules would not have made
     with the cards the deal `hands` gives them (`hands[s]`: s's cards now)."""
+    return sum(play_misses(seen, hands))
+
+
+def play_misses(seen: Seen, hands: list[int]) -> list[int]:
+    """Seat by seat, how many of that seat's plays this hand the Medium rules would not
+    have made with the cards the deal `hands` gives it (the seat's own never counted)."""
+    misses = [0, 0, 0, 0]
     trump = seen.trump
     if trump is None or not seen.played:
-        return 0
+        return misses
     eff = EFFECTIVE_SUIT[trump]
     gone = seen.absent | (BIT[seen.upcard] if seen.upcard_fate == "turned_down" else 0)
     held = list(hands)  # each seat's cards before the trick being read: added back below
     for s in range(4):
         held[s] |= seen.played_by[s]
     voids = [0, 0, 0, 0]
-    misses = 0
     tricks = [(seats, cards) for seats, cards, _ in seen.tricks]
     if seen.trick_cards:
         tricks.append((seen.trick_seats, seen.trick_cards))
@@ -38,7 +44,7 @@ def unexplained_plays(seen: Seen, hands: list[int]) -> int:
         led = eff[cards[0]]
         for i, (s, c) in enumerate(zip(seats, cards, strict=True)):
             if s != seen.seat:
-                misses += _rules_card(seen, s, held[s], seats[:i], cards[:i], gone, voids) != c
+                misses[s] += _rules_card(seen, s, held[s], seats[:i], cards[:i], gone, voids) != c
             held[s] &= ~BIT[c]
             if eff[c] != led:
                 voids[s] |= 1 << led

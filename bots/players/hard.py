@@ -56,7 +56,7 @@ from .. import bidding_model as learned
 from .. import fitted_bids, play_bias
 from .. import policy as P
 from .. import solver as S
-from ..inference import unexplained_plays
+from ..inference import play_misses
 from ..knowledge import sample_hidden
 from ..rollout import gone_for_playouts, play_out, policy_action
 from .medium import rule_action, seen_rule_action
@@ -77,6 +77,10 @@ class Budget:
     # plays, 0.53 for reference_plus's), and +0.016 a hand over 8,000 deal pairs against
     # reference_plus (docs/bots/figures.md); 0.05 and 0.1 read too strictly.
     play_belief: float = 0.4
+    # The same for the partner's plays, if not `play_belief` (None): Hard's partner is
+    # Hard, whose plays the Medium rules explain less often (the odds a miss 0.28, an
+    # opponent's 0.53 against reference_plus: benchmarks/play_reading.py).
+    play_belief_partner: float | None = None
     tries: int = 12  # deals drawn per kept deal, at most, when weighing bids
     margin: float = 1.0  # standard errors by which an action must beat the rule action
     bid_factor: float = 2.0  # bids are few and weigh most: this many times the budget
@@ -349,14 +353,16 @@ def _sample(seen: Seen, rng: random.Random, budget: Budget) -> tuple[list[int], 
     best_odds = -1.0
     learned = _uses_learned_bids(seen, budget)
     read_bids = bool(seen.bids) and (budget.belief < 1.0 or learned)
-    read_plays = bool(seen.played) and budget.play_belief < 1.0
+    read_plays = bool(seen.played) and (
+        budget.play_belief < 1.0 or budget.play_belief_partner not in (None, 1.0)
+    )
     for _ in range(budget.tries):
         hands, kitty = sample_hidden(seen, rng)
         if not read_bids and not read_plays:
             return hands, kitty
         odds = _bids_odds(seen, hands, budget, learned) if read_bids else 1.0
         if read_plays:
-            odds *= budget.play_belief ** unexplained_plays(seen, hands)
+            odds *= _play_odds(seen, hands, budget)
         if odds >= 1.0 or rng.random() < odds:
             return hands, kitty
         if odds > best_odds:
@@ -393,12 +399,22 @@ def _bid_odds(
     """The odds of keeping a deal for the bids of `seats` it does not explain: `belief`
     per bid, the partner's at `belief_partner` if that is set."""
     misses = [m if s in seats else 0 for s, m in enumerate(bid_misses(seen, hands))]
-    if budget.belief_partner is None:
-        return budget.belief ** sum(misses)
-    partner = (seen.seat + 2) % 4
-    return budget.belief ** (sum(misses) - misses[partner]) * (
-        budget.belief_partner ** misses[partner]
-    )
+    return _miss_odds(misses, seen.seat, budget.belief, budget.belief_partner)
+
+
+def _play_odds(seen: Seen, hands: list[int], budget: Budget) -> float:
+    """The odds of keeping a deal for the others' plays it does not explain: `play_belief`
+    per play, the partner's at `play_belief_partner` if that is set."""
+    misses = play_misses(seen, hands)
+    return _miss_odds(misses, seen.seat, budget.play_belief, budget.play_belief_partner)
+
+
+def _miss_odds(misses: list[int], seat: int, odds: float, partner_odds: float | None) -> float:
+    """`odds` per miss of each seat (`misses[s]`), the partner's at `partner_odds` if set."""
+    if partner_odds is None:
+        return odds ** sum(misses)
+    partner = (seat + 2) % 4
+    return odds ** (sum(misses) - misses[partner]) * partner_odds ** misses[partner]
 
 
 def search(view: dict[str, Any], rng: random.Random, budget: Budget = DEFAULT_BUDGET) -> Search:

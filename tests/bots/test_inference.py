@@ -3,7 +3,7 @@ Medium rules would not have played that way from is less likely in Hard's sample
 
 import random
 
-from bots.inference import unexplained_plays
+from bots.inference import play_misses, unexplained_plays
 from bots.players.hard import DEFAULT_BUDGET, Budget, _sample
 from games import engine as E
 from games.engine.cards import CARD_BY_TEXT, SPADES, mask_of
@@ -44,15 +44,45 @@ def test_a_lead_the_rules_would_not_make_from_the_deal_is_unexplained():
     assert unexplained_plays(seen, with_south(seen, "AD KD 9D TD")) == 1
 
 
+def test_an_unexplained_play_is_counted_at_the_seat_that_made_it():
+    seen = read_view(E.player_view(after_a_low_club_lead(), 1))
+    assert play_misses(seen, with_south(seen, "QD KD 9D TD")) == [0, 0, 0, 0]
+    assert play_misses(seen, with_south(seen, "AD KD 9D TD")) == [1, 0, 0, 0]
+
+
+SIDE_ACES = mask_of([CARD_BY_TEXT[c] for c in ("AC", "AD", "AH")])
+
+
+def south_side_ace_share(seat: int, budget: Budget, deals: int = 400) -> float:
+    """How often South holds a side ace in the deals `seat` samples after South's lead of
+    the nine of clubs (which the rules would not lead beside a side ace)."""
+    seen = read_view(E.player_view(after_a_low_club_lead(), seat))
+    rng = random.Random(5)
+    sampled = [_sample(seen, rng, budget)[0] for _ in range(deals)]
+    return sum(bool(hands[0] & SIDE_ACES) for hands in sampled) / len(sampled)
+
+
+def test_the_partners_plays_are_read_at_their_own_odds():
+    partner_only = Budget(play_belief=1.0, play_belief_partner=0.1)
+    opponents_only = Budget(play_belief=0.1, play_belief_partner=1.0)
+    for seat, south_is_partner in ((2, True), (1, False)):  # North, then East
+        unread = south_side_ace_share(seat, Budget(play_belief=1.0))
+        assert unread > 0.2  # dealt blind, South often holds a side ace
+        reading, not_reading = (
+            (partner_only, opponents_only) if south_is_partner else (opponents_only, partner_only)
+        )
+        assert south_side_ace_share(seat, reading) < unread / 2
+        assert south_side_ace_share(seat, not_reading) == unread
+
+
 def test_reading_plays_makes_deals_that_contradict_a_play_less_likely():
     seen = read_view(E.player_view(after_a_low_club_lead(), 1))
-    side_aces = mask_of([CARD_BY_TEXT[c] for c in ("AC", "AD", "AH")])
 
     def share_with_a_side_ace(play_belief: float) -> float:
         rng = random.Random(5)
         budget = Budget(play_belief=play_belief)
         deals = [_sample(seen, rng, budget)[0] for _ in range(400)]
-        return sum(bool(hands[0] & side_aces) for hands in deals) / len(deals)
+        return sum(bool(hands[0] & SIDE_ACES) for hands in deals) / len(deals)
 
     unread, read = share_with_a_side_ace(1.0), share_with_a_side_ace(0.1)
     assert unread > 0.3  # dealt blind, South often holds a side ace
