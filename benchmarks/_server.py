@@ -28,6 +28,8 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -244,6 +246,15 @@ def local_seats(prefix: str, seats: int = 4) -> Callable[..., Any]:
     return call
 
 
+@dataclass(frozen=True, slots=True)
+class Move:
+    """A move in the log: its match, the seat that made it, when (seconds since the epoch)."""
+
+    match_id: str
+    seat: int
+    at: float
+
+
 class Stack:
     """The servers one benchmark run needs, made fresh and taken down afterwards; as a
     context manager, prepared on entry and cleaned up on exit (SIGTERM too)."""
@@ -433,6 +444,37 @@ class Stack:
 
         with psycopg.connect(self.database_url) as conn:
             return conn.execute(sql, params).fetchall()
+
+    def logged_moves(self) -> list["Move"]:
+        """Every move logged in the run's database, wherever the log keeps it: the event
+        rows, and the chunks and archives the hands over and the ended matches move into
+        (games.log.archive), read in one snapshot; a move in two places is counted once."""
+        import psycopg
+
+        from games.log.compression import decompress
+        from games.log.events import ACTION_EVENTS
+
+        found: dict[tuple[str, int], Move] = {}
+        with psycopg.connect(self.database_url) as conn:
+            conn.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ
+            with conn.transaction():
+                rows = conn.execute(
+                    "SELECT match_id, seq, seat, extract(epoch FROM created_at)"
+                    " FROM games_event WHERE type = ANY(%s)",
+                    (sorted(ACTION_EVENTS),),
+                ).fetchall()
+                packed = conn.execute(
+                    "SELECT match_id, data FROM games_eventchunk"
+                    " UNION ALL SELECT match_id, data FROM games_eventarchive"
+                ).fetchall()
+        for match_id, seq, seat, at in rows:
+            found[(str(match_id), seq)] = Move(str(match_id), seat, float(at))
+        for match_id, data in packed:
+            for _id, seq, type_, seat, _payload, at in json.loads(decompress(bytes(data))):
+                if type_ in ACTION_EVENTS:
+                    when = datetime.fromisoformat(at).timestamp()
+                    found[(str(match_id), seq)] = Move(str(match_id), seat, when)
+        return list(found.values())
 
     def make_users(self, count: int) -> list[str]:
         """`count` users, each with one knox token, made directly in the database (one

@@ -67,10 +67,7 @@ from benchmarks._server import (  # noqa: E402
     cpu_used,
     percentile,
 )
-from games.log import events  # noqa: E402
 
-# The events that are moves (a person's or a computer's).
-ACTION_TYPES = sorted(events.ACTION_EVENTS)
 SEATS = [{"kind": "me"}, {"kind": "computer"}, {"kind": "computer"}, {"kind": "computer"}]
 PEOPLE = [{"kind": "me"}, {"kind": "open"}, {"kind": "open"}, {"kind": "open"}]
 VIEW = "GET /api/v1/matches/{id}"
@@ -86,6 +83,23 @@ SEQUENCE_GAPS = (
     " WHERE n <> top"
 )
 _MATCH_ID = re.compile(r"[0-9a-f]{8}-[0-9a-f-]{27}")
+
+
+def count_moves(stack: Stack, windows: list) -> list[int]:
+    """The moves logged within the windows (wall_start <= time < wall_end): all of them,
+    and the computer seats' (the log's rows and the hands over moved into chunks)."""
+    computers = {
+        (str(match_id), index)
+        for match_id, index in stack.query(
+            "SELECT match_id, index FROM games_seat WHERE kind = 'computer'"
+        )
+    }
+    moves = [0, 0]
+    for move in stack.logged_moves():
+        if any(w.wall_start <= move.at < w.wall_end for w in windows):
+            moves[0] += 1
+            moves[1] += (move.match_id, move.seat) in computers
+    return moves
 
 
 # ---------------------------------------------------------------- one client
@@ -666,16 +680,7 @@ def main() -> int:
         windows, play, ceiling, pairs, wal = run_rounds(
             tokens, args, stack.process_groups(), play_work, ceiling_work, lambda: wal_lsn(stack)
         )
-        moves = [0, 0]
-        for window in windows:
-            counted = stack.query(
-                "SELECT count(*), count(*) FILTER (WHERE s.kind = 'computer') FROM games_event e"
-                " JOIN games_seat s ON s.match_id = e.match_id AND s.index = e.seat"
-                " WHERE e.type = ANY(%s) AND e.created_at >= to_timestamp(%s)"
-                " AND e.created_at < to_timestamp(%s)",
-                (ACTION_TYPES, window.wall_start, window.wall_end),
-            )[0]
-            moves = [moves[0] + counted[0], moves[1] + counted[1]]
+        moves = count_moves(stack, windows)
         gaps = stack.query(SEQUENCE_GAPS)[0][0]
         # The servers' statistics are flushed at least once a second while they are busy:
         # read after the ceiling's last round, which updates no match, they are complete.

@@ -55,7 +55,6 @@ from benchmarks._server import (  # noqa: E402
     stream_server_env,
 )
 from benchmarks.stream import Http, Stream, sign_up  # noqa: E402
-from games.log.events import ACTION_EVENTS  # noqa: E402
 
 WAIT_FOR_EVENT = 120.0  # seconds a person waits for the computers before giving up
 
@@ -162,11 +161,8 @@ class Meter:
         """Moves logged (all, the person's), WAL bytes written so far, and the next
         transaction id (a transaction gets one only when it writes: their difference is
         the write transactions; this server is the run's own)."""
-        [(moves, person)] = self.stack.query(
-            "SELECT count(*), count(*) FILTER (WHERE seat = 0) FROM games_event"
-            " WHERE type = ANY(%s)",
-            (sorted(ACTION_EVENTS),),
-        )
+        logged = self.stack.logged_moves()  # rows, and the hands over moved into chunks
+        moves, person = len(logged), sum(m.seat == 0 for m in logged)
         [(wal, writes)] = self.stack.query(
             "SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::bigint,"
             " pg_snapshot_xmax(pg_current_snapshot())::text::bigint"

@@ -312,8 +312,8 @@ class EventChunk(AppendOnly):
     last_seq = models.PositiveIntegerField()
     # The newest event's global id (the feed's cursors, games.http.feed).
     last_event_id = models.BigIntegerField()
-    # zlib (archive.CHUNK_DICTIONARY) of the canonical JSON (games.log.archive.canonical) of seqs
-    # first_seq..last_seq.
+    # zlib (games.log.compression.CHUNK_DICTIONARY) of the canonical JSON
+    # (games.log.archive.canonical) of seqs first_seq..last_seq.
     data = models.BinaryField()
     sha256 = models.CharField(max_length=64, help_text="Of the canonical JSON, uncompressed.")
 

@@ -23,3 +23,7 @@ def test_the_capacity_benchmark_runs_and_prints_its_figures():
         r"worker throughput, medium: .*\n.*[\d.]+ computer moves a second on one worker process",
     ):
         assert re.search(pattern, out), (pattern, out)
+    # A match to 10 is three hands at least (four points at most a hand), each a bid and
+    # fifteen cards at least: the moves of the hands over, moved into chunks, count too.
+    moves = int(re.search(r"moves a match: (\d+)", out).group(1))
+    assert moves >= 48, out

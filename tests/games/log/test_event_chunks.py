@@ -19,7 +19,7 @@ from django.db import connections
 from django.urls import reverse
 
 from games.http import feed
-from games.log import archive, eventlog
+from games.log import archive, compression, eventlog
 from games.log import events as V
 from games.models import Event, EventArchive, EventChunk, Match
 from games.play import later
@@ -146,7 +146,7 @@ def test_a_chunk_is_compressed_with_the_preset_dictionary_it_names(finished):
     data = bytes(chunk.data)
     raw = archive.canonical(archive.decode(chunk))
     assert data[1] & 0x20  # zlib's FDICT: the header names the dictionary (its Adler-32)
-    assert int.from_bytes(data[2:6], "big") == zlib.adler32(archive.CHUNK_DICTIONARY)
+    assert int.from_bytes(data[2:6], "big") == zlib.adler32(compression.CHUNK_DICTIONARY)
     assert len(data) < len(zlib.compress(raw, 9))  # (by about 30 % for one hand)
     unknown = zlib.compressobj(9, zdict=b"another dictionary")
     chunk.data = unknown.compress(raw) + unknown.flush()
@@ -200,7 +200,7 @@ EMBEDDED_MATCH = """
 from django.core.management import call_command
 from django.contrib.auth import get_user_model
 from django.test import override_settings
-from games.log import archive, eventlog
+from games.log import archive, compression, eventlog
 from games.play import services
 from games.models import EventArchive, EventChunk, Match
 call_command("migrate", verbosity=0)
