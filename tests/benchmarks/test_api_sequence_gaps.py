@@ -2,15 +2,12 @@
 were moved into chunks (it counted the event rows alone, so every match with a hand over
 had a "gap")."""
 
-import time
-
 import pytest
 from django.db import connection
 
 from benchmarks.api import SEQUENCE_GAPS
-from games.models import EventChunk
 from tests.conftest import make_player
-from tests.games.helpers import act, four_player_match, view
+from tests.games.helpers import four_player_match, play_until_a_hand_is_chunked
 
 
 def gaps() -> int:
@@ -24,15 +21,7 @@ def test_a_hand_over_in_a_chunk_is_no_gap_and_a_missing_seq_is_one(settings):
     settings.TURN_TIMER_THREADS = True  # the chunks are written as in-process mode does
     clients = [make_player(name)[1] for name in ("s", "w", "n", "e")]
     match_id = four_player_match(clients)
-    deadline = time.monotonic() + 120
-    while not EventChunk.objects.filter(match_id=match_id).exists():
-        assert time.monotonic() < deadline, "no hand over was moved into a chunk"
-        state = view(clients[0], match_id)
-        turn = state["view"]["turn"]
-        legal = view(clients[turn], match_id)["view"]["legal_actions"]
-        answer = act(clients[turn], match_id, {**legal[0], "expected_seq": state["seq"]})
-        assert answer.status_code == 200, answer.content
-        time.sleep(0.05)  # the chunk is written by a thread after the hand's end
+    play_until_a_hand_is_chunked(clients, match_id)
     assert gaps() == 0
 
     with connection.cursor() as cursor:  # the seq after the newest left out

@@ -4,8 +4,6 @@ counted the rows alone, so once the hands over moved into chunks a match of ten 
 showed about one hand's moves (capacity.py: 24 moves a match, 17 ms of PostgreSQL CPU
 a move)."""
 
-import time
-
 import pytest
 from django.db import connection
 
@@ -14,25 +12,13 @@ from games.log import eventlog
 from games.log import events as V
 from games.models import EventChunk
 from tests.conftest import make_player
-from tests.games.helpers import act, four_player_match, view
+from tests.games.helpers import four_player_match, play_until_a_hand_is_chunked
 
 
 def database_url() -> str:
     s = connection.settings_dict
     password = f":{s['PASSWORD']}" if s["PASSWORD"] else ""
     return f"postgres://{s['USER']}{password}@{s['HOST']}:{s['PORT'] or 5432}/{s['NAME']}"
-
-
-def play_until_a_hand_is_chunked(clients, match_id) -> None:
-    deadline = time.monotonic() + 120
-    while not EventChunk.objects.filter(match_id=match_id).exists():
-        assert time.monotonic() < deadline, "no hand over was moved into a chunk"
-        state = view(clients[0], match_id)
-        turn = state["view"]["turn"]
-        legal = view(clients[turn], match_id)["view"]["legal_actions"]
-        answer = act(clients[turn], match_id, {**legal[0], "expected_seq": state["seq"]})
-        assert answer.status_code == 200, answer.content
-        time.sleep(0.05)  # the chunk is written by a thread after the hand's end
 
 
 @pytest.mark.django_db(transaction=True)

@@ -1,5 +1,6 @@
 """Shared helpers for the service tests: matches set up and played over HTTP."""
 
+import time
 from typing import Any
 
 COMPUTERS = [{"kind": "me"}] + [{"kind": "computer", "level": "random"}] * 3
@@ -57,6 +58,22 @@ def play_to_the_end(client, match_id: str, max_actions: int = 3000) -> dict[str,
         assert response.status_code == 200, response.content
         body = view(client, match_id)
     raise AssertionError("the match did not end")
+
+
+def play_until_a_hand_is_chunked(clients, match_id: str, seconds: float = 120) -> None:
+    """Each seat (`clients[seat]`) plays its first legal action until a hand over has been
+    moved into a chunk (by a thread after the hand's end: TURN_TIMER_THREADS)."""
+    from games.models import EventChunk
+
+    deadline = time.monotonic() + seconds
+    while not EventChunk.objects.filter(match_id=match_id).exists():
+        assert time.monotonic() < deadline, "no hand over was moved into a chunk"
+        state = view(clients[0], match_id)
+        turn = state["view"]["turn"]
+        legal = view(clients[turn], match_id)["view"]["legal_actions"]
+        answer = act(clients[turn], match_id, {**legal[0], "expected_seq": state["seq"]})
+        assert answer.status_code == 200, answer.content
+        time.sleep(0.05)  # the chunk is written by a thread after the hand's end
 
 
 def assert_error(response, status: int, code: str) -> dict[str, Any]:
