@@ -79,7 +79,8 @@ class Budget:
     play_belief: float = 0.4
     # The same for the partner's plays, if not `play_belief` (None): Hard's partner is
     # Hard, whose plays the Medium rules explain less often (the odds a miss 0.28, an
-    # opponent's 0.53 against reference_plus: benchmarks/play_reading.py).
+    # opponent's 0.53 against reference_plus: benchmarks/play_reading.py). 0.25: -0.002 a
+    # hand over 3,691 deal pairs against reference_plus (docs/bots/figures.md): off.
     play_belief_partner: float | None = None
     tries: int = 12  # deals drawn per kept deal, at most, when weighing bids
     margin: float = 1.0  # standard errors by which an action must beat the rule action
