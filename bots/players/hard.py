@@ -54,6 +54,7 @@ from games.engine import (
 from .. import bid_policy as BP
 from .. import bidding_model as learned
 from .. import fitted_bids, play_bias
+from .. import next_choice as NC
 from .. import policy as P
 from .. import solver as S
 from ..inference import play_misses
@@ -125,6 +126,10 @@ class Budget:
     # the opponents' bids, and their later bids in each searched deal the model's. The
     # partner's bids are read and continued as before.
     fitted_opponents: bool = False
+    # From this many cards in the seat's hand down to three, its next card is chosen once
+    # for all the deals in which the same cards fall before it, not deal by deal (strategy
+    # fusion: bots/next_choice.py). 0: off, every later card double-dummy.
+    next_choice: int = 0
 
 
 DEFAULT_BUDGET = Budget()
@@ -453,6 +458,9 @@ def search(view: dict[str, Any], rng: random.Random, budget: Budget = DEFAULT_BU
     bonus = _bid_bonus(seen, actions, budget, equity)
     unbias = budget.play_bias and use_solver and seen.phase in ("bid1", "bid2")
     unit = _point_unit(seen, equity)
+    fuse = _fuses_next_choice(seen, budget)
+    rows = []  # each deal's value of every action
+    branches: list[list[NC.Branch]] = [[] for _ in actions]  # with `fuse`, each action's
     while samples < most_samples and playouts + len(actions) <= most:
         hands, kitty = _sample(seen, rng, budget)
         if template is None:
@@ -462,6 +470,16 @@ def search(view: dict[str, Any], rng: random.Random, budget: Budget = DEFAULT_BU
             base = template
         else:
             base = with_hands(template, hands, kitty)
+        samples += 1
+        playouts += len(actions)
+        if fuse:
+            for i, action in enumerate(engine_actions):
+                state = base.clone()
+                state.apply_action(seat, action)
+                branches[i].append(NC.branch(state, seat))
+            if deadline is not None and time.perf_counter() > deadline:
+                break
+            continue
         before = base.scores
         values = []
         for action in engine_actions:
@@ -482,13 +500,17 @@ def search(view: dict[str, Any], rng: random.Random, budget: Budget = DEFAULT_BU
             values.append(value + gained * unit)
         if bonus is not None:
             values = [v + b for v, b in zip(values, bonus, strict=True)]
+        rows.append(values)
+        if deadline is not None and time.perf_counter() > deadline:
+            break
+    if fuse:
+        value_of = _points_value(seen, equity)
+        columns = [NC.fused_values(b, value_of) for b in branches]
+        rows = [list(values) for values in zip(*columns, strict=True)]
+    for values in rows:
         for i, v in enumerate(values):
             totals[i] += v
             diff_sq[i] += (v - values[rule_i]) ** 2
-        samples += 1
-        playouts += len(actions)
-        if deadline is not None and time.perf_counter() > deadline:
-            break
     scores = [t / samples for t in totals]
     # Leave the rule action only for one that beats it by more than `margin` standard
     # errors of the paired difference: sampling noise alone should not move the choice.
@@ -502,6 +524,31 @@ def search(view: dict[str, Any], rng: random.Random, budget: Budget = DEFAULT_BU
         if mean > budget.margin * se + 1e-9 and mean > best_edge:
             best, best_edge = i, mean
     return Search(seen, actions, scores, samples, playouts, best, rule)
+
+
+def _fuses_next_choice(seen: Seen, budget: Budget) -> bool:
+    """Whether the seat's next card is chosen once for the deals that look alike
+    (bots/next_choice.py): a card to play, with two decisions at least still to come."""
+    if not (budget.next_choice and budget.solver and seen.phase == "play"):
+        return False
+    return 3 <= seen.hand.bit_count() <= budget.next_choice
+
+
+def _points_value(seen: Seen, equity):
+    """A function: the hand's points for the seat's side (negative: the other side's) ->
+    the search's value of it (the chance of winning the match after them with `equity`,
+    else the points)."""
+    if equity is None:
+        return float
+    team = seen.seat & 1
+    ours, theirs = seen.scores[team], seen.scores[1 - team]
+
+    def value_of(points: int) -> float:
+        if points >= 0:
+            return equity(ours + points, theirs)
+        return equity(ours, theirs - points)
+
+    return value_of
 
 
 def _bid_bonus(seen: Seen, actions: list[dict[str, Any]], budget: Budget, equity) -> list | None:

@@ -104,6 +104,8 @@ def test_a_player_cannot_see_other_hands(level):
         Budget(samples=6, playouts=30, play_bias=True),  # contracts valued as in play
         Budget(samples=6, playouts=30, learned_bids=True),  # bids and reading learned
         Budget(samples=6, playouts=30, learned_bids=True, learned_mix=0.5),
+        Budget(samples=6, playouts=30, next_choice=5),  # the next card, one for alike deals
+        Budget(samples=6, playouts=30, play_belief=0.1, play_belief_partner=0.5),
     ],
     ids=[
         "playouts",
@@ -114,6 +116,8 @@ def test_a_player_cannot_see_other_hands(level):
         "play_bias",
         "learned_bids",
         "learned_bids_mixed",
+        "next_choice",
+        "partner_plays_read_apart",
     ],
 )
 def test_every_kind_of_hard_search_cannot_see_other_hands(budget):
