@@ -46,6 +46,8 @@ VARIANT_PHASES = (E.NAME_SUIT, E.FARM, E.REDEAL)
 EVERY_PHASE = ("bid1", "bid2", "discard", "defend", "play", *VARIANT_PHASES)
 SEARCH = Budget(samples=3, playouts=12, search_phases=EVERY_PHASE)
 HINT = Budget(samples=3, playouts=12)
+# The next card chosen once for the deals that look alike, in every play decision.
+FUSED = Budget(samples=3, playouts=12, next_choice=5)
 REVIEW = ReviewBudget(samples=2)
 MATCHES = 8  # per option mix and test
 LOWS = E.cards_of(E.LOW_MASK)  # the nines and tens
@@ -222,3 +224,5 @@ def test_a_hint_and_hards_search_are_given_at_every_variant_decision_and_every_f
         view = E.player_view(d.state, d.seat)
         assert recommend(view, rng, HINT)["action"] in view["legal_actions"]
         assert search(view, rng, SEARCH).action in view["legal_actions"]
+        if d.state.phase == "play":
+            assert search(view, rng, FUSED).action in view["legal_actions"]
