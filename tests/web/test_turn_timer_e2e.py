@@ -171,6 +171,9 @@ def test_a_player_whose_time_runs_out_is_played_for_and_comes_back(
     try:
         page.get_by_test_id("custom-link").click()
         choices = page.get_by_test_id("opt-turn-seconds").locator("option")
+        # The form is drawn when the route changes, after the click: wait for its last
+        # choice (count() does not wait, and on a busy machine it read 0 options).
+        choices.nth(len(FORM_CHOICES) - 1).wait_for(state="attached")
         assert [choices.nth(i).get_attribute("value") for i in range(choices.count())] == (
             FORM_CHOICES
         )
