@@ -128,7 +128,8 @@ class Budget:
     fitted_opponents: bool = False
     # From this many cards in the seat's hand down to three, its next card is chosen once
     # for all the deals in which the same cards fall before it, not deal by deal (strategy
-    # fusion: bots/next_choice.py). 0: off, every later card double-dummy.
+    # fusion: bots/next_choice.py). 0: off, every later card double-dummy. 5 and 3 changed
+    # 27 and 4 deals of 3,916 against reference_plus, +0.001 and +0.000 a hand: off.
     next_choice: int = 0
 
 
