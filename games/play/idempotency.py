@@ -16,7 +16,8 @@ of about 1 in 10^19 a pair) would count as one key. Rows stored before this rele
 until they expire.
 
 Two requests with the same key at once: on one match, the match's row lock makes the
-second wait and then replay the first's answer; on two matches, the second finds the
+second wait and then replay the first's answer (waiting, if need be, the moment the
+first's advisory lock outlives its row lock: hold()); on two matches, the second finds the
 key's advisory lock taken and is answered 409 idempotency_key_reused ("retry with the
 same key"), as the unique index of the row-a-key table answered it before.
 """
@@ -29,7 +30,7 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
-from django.db import connection
+from django.db import OperationalError, connection, transaction
 from django.utils import timezone
 
 from games.log import eventlog
@@ -68,18 +69,44 @@ def digest(key: str) -> bytes:
     return hashlib.sha256(key.encode()).digest()[:DIGEST_BYTES]
 
 
-def hold(user: AbstractBaseUser, key: str) -> bool:
+# hold()'s answers: the key's lock taken at once, or after waiting for another transaction.
+FREE, WAITED = "free", "waited"
+# How long a request waits for another transaction's hold of its key before it is
+# answered 409 idempotency_key_reused.
+WAIT_FOR_KEY_MS = 2000
+
+
+def hold(user: AbstractBaseUser, key: str) -> str | None:
     """Take the key's transaction-level lock (PostgreSQL; SQLite runs one writing
-    transaction at a time): False if another transaction holds it, that is, uses the same
-    key on another match right now (on the same match the row lock comes first)."""
+    transaction at a time): FREE if no one held it; WAITED if another transaction did and
+    ended within WAIT_FOR_KEY_MS; None if it still holds it (it uses the same key at
+    another match right now).
+
+    The wait is for the request that repeats an action at the same match: it waited for
+    the first one's row lock, and PostgreSQL, committing a transaction, frees the row lock
+    before that transaction's advisory locks, so for a moment the key looks held by a
+    transaction that is already over."""
     if connection.vendor != "postgresql":
-        return True
+        return FREE
     ident = hashlib.sha256(f"idempotency-key:{user.pk}:{key}".encode()).digest()[:8]
+    lock = int.from_bytes(ident, "big", signed=True)
     with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT pg_try_advisory_xact_lock(%s)", [int.from_bytes(ident, "big", signed=True)]
-        )
-        return bool(cursor.fetchone()[0])
+        cursor.execute("SELECT pg_try_advisory_xact_lock(%s)", [lock])
+        if cursor.fetchone()[0]:
+            return FREE
+        cursor.execute("SELECT current_setting('lock_timeout')")
+        before = cursor.fetchone()[0]
+        try:
+            with transaction.atomic():  # a savepoint: a timeout undoes this alone
+                cursor.execute(
+                    "SELECT set_config('lock_timeout', %s, true)", [f"{WAIT_FOR_KEY_MS}ms"]
+                )
+                cursor.execute("SELECT pg_advisory_xact_lock(%s)", [lock])
+        except OperationalError:  # the lock timed out (or a deadlock was broken)
+            return None
+        finally:
+            cursor.execute("SELECT set_config('lock_timeout', %s, true)", [before])
+    return WAITED
 
 
 def stored(user: AbstractBaseUser, key: str) -> Stored | None:

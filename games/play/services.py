@@ -396,10 +396,14 @@ def action_submit(
             seat_index = seat.index
         if idempotency_key is not None:
             fingerprint = request_fingerprint("match_action", match.pk, action, expected_seq)
-            if not idempotency.hold(user, idempotency_key):  # in use at another match now
+            held = idempotency.hold(user, idempotency_key)
+            if held is None:  # in use at another match now
                 raise Conflict("idempotency_key_reused", "Retry with the same key.")
             stored = idempotency.stored(user, idempotency_key)
             if stored is not None:
+                if held == idempotency.WAITED and stored.match_id != match.pk:
+                    # kept just now by the transaction waited for, at another match
+                    raise Conflict("idempotency_key_reused", "Retry with the same key.")
                 if stored.match_id != match.pk or not stored.same_request(fingerprint):
                     raise Unprocessable(
                         "idempotency_key_mismatch",

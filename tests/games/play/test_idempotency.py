@@ -290,6 +290,51 @@ def test_a_key_in_use_at_another_match_right_now_is_a_409_retry_then_a_422():
                  "idempotency_key_mismatch")  # fmt: skip
 
 
+@pytest.mark.django_db(transaction=True)
+def test_a_repeat_at_the_same_match_waits_out_the_first_ones_lock_and_is_replayed():
+    """Committing, PostgreSQL frees a transaction's row lock before its advisory locks: a
+    repeat that waited for the first request's row lock could find the key's lock still
+    taken for a moment, and was answered 409 idempotency_key_reused (CI, 5 requests with
+    one key at once). Here a transaction holds the key's lock after the key was kept, as
+    that moment does, until the repeat waits for it: the repeat gets the first answer."""
+    users, clients = _players()
+    match_id = four_player_match(clients)
+    turn = view(clients[0], match_id)["view"]["turn"]
+    user, client, key = users[turn], clients[turn], str(uuid.uuid4())
+    first = act(client, match_id, {"type": "pass"}, HTTP_IDEMPOTENCY_KEY=key)
+    assert first.status_code == 200
+    held, waited = threading.Event(), threading.Event()
+
+    def the_first_ones_lock() -> None:
+        try:
+            with transaction.atomic():
+                assert idempotency.hold(user, key)  # taken at once
+                held.set()
+                with connections["default"].cursor() as cursor:
+                    for _ in range(3000):  # until the repeat waits for the lock (30 s)
+                        cursor.execute(
+                            "SELECT count(*) FROM pg_locks"
+                            " WHERE locktype = 'advisory' AND NOT granted"
+                        )
+                        if cursor.fetchone()[0]:
+                            waited.set()
+                            break
+                        cursor.execute("SELECT pg_sleep(0.01)")
+        finally:
+            connections.close_all()
+
+    worker = threading.Thread(target=the_first_ones_lock)
+    worker.start()
+    try:
+        assert held.wait(30)
+        again = act(client, match_id, {"type": "pass"}, HTTP_IDEMPOTENCY_KEY=key)
+    finally:
+        worker.join(60)
+    assert waited.is_set()  # the repeat found the key's lock taken and waited
+    assert again.status_code == 200, again.content
+    assert again.json() == first.json()
+
+
 @pytest.mark.django_db
 def test_a_response_stored_as_its_summary_before_is_still_replayed_the_same():
     """A row of the table used before IdempotencyKeys (issue 15: the seq, the seat and the
