@@ -126,6 +126,10 @@ class Budget:
     # the opponents' bids, and their later bids in each searched deal the model's. The
     # partner's bids are read and continued as before.
     fitted_opponents: bool = False
+    # The partner's bids read and continued by the same fitted model (the partner is Hard,
+    # whose bids come from a search, not the Medium rules), as `fitted_opponents` does for
+    # the opponents'.
+    fitted_partner: bool = False
     # From this many cards in the seat's hand down to three, its next card is chosen once
     # for all the deals in which the same cards fall before it, not deal by deal (strategy
     # fusion: bots/next_choice.py). 0: off, every later card double-dummy. 5 and 3 changed
@@ -167,8 +171,17 @@ def _uses_learned_bids(seen: Seen, budget: Budget) -> bool:
     return budget.learned_bids and BP.applies(seen.options)
 
 
-def _uses_fitted_opponents(seen: Seen, budget: Budget) -> bool:
-    return budget.fitted_opponents and BP.applies(seen.options)
+def fitted_seats(seen: Seen, budget: Budget) -> tuple[int, ...]:
+    """The other seats whose bids Hard reads and continues by the fitted model
+    (`Budget.fitted_opponents`, `Budget.fitted_partner`), where the standard bidding is."""
+    if not BP.applies(seen.options):
+        return ()
+    partner = (seen.seat + 2) % 4
+    return tuple(
+        s
+        for s in range(4)
+        if s != seen.seat and (budget.fitted_partner if s == partner else budget.fitted_opponents)
+    )
 
 
 def others_bids(seen: Seen, hands: list[int]) -> Iterator[tuple[int, dict, str, int, int]]:
@@ -246,13 +259,17 @@ def fitted_likelihoods(seen: Seen, hands: list[int]) -> Iterator[tuple[int, floa
         )
 
 
-def fitted_bid_odds(seen: Seen, hands: list[int], floor: float) -> float:
-    """The odds of keeping a deal by the fitted model's reading of the opponents' bids:
-    the product, over each opponent's bid `fitted_likelihoods` reads, of
-    floor + (1 - floor) * the model's chance of that bid."""
+def fitted_bid_odds(
+    seen: Seen, hands: list[int], floor: float, seats: tuple[int, ...] | None = None
+) -> float:
+    """The odds of keeping a deal by the fitted model's reading of the bids of `seats`
+    (the opponents if None): the product, over each of their bids `fitted_likelihoods`
+    reads, of floor + (1 - floor) * the model's chance of that bid."""
+    if seats is None:
+        seats = ((seen.seat + 1) % 4, (seen.seat + 3) % 4)
     odds = 1.0
     for s, p in fitted_likelihoods(seen, hands):
-        if (s ^ seen.seat) & 1:  # an opponent's: the partner's are read as before
+        if s in seats:  # the others' are read by Hard's own reading
             odds *= floor + (1.0 - floor) * p
     return odds
 
@@ -378,12 +395,11 @@ def _sample(seen: Seen, rng: random.Random, budget: Budget) -> tuple[list[int], 
 
 
 def _bids_odds(seen: Seen, hands: list[int], budget: Budget, learned: bool) -> float:
-    """The odds of keeping a deal by its reading of the others' bids: the opponents' by
-    the fitted model with `Budget.fitted_opponents`, the rest by the learned policy if
-    `learned`, else by the Medium rules."""
-    fitted = _uses_fitted_opponents(seen, budget)
-    partner = (seen.seat + 2) % 4
-    seats = (partner,) if fitted else (0, 1, 2, 3)
+    """The odds of keeping a deal by its reading of the others' bids: those of
+    `fitted_seats` by the fitted model, the rest by the learned policy if `learned`, else
+    by the Medium rules."""
+    fitted = fitted_seats(seen, budget)
+    seats = tuple(s for s in range(4) if s not in fitted)
     if learned:
         odds = learned_bid_odds(
             seen,
@@ -396,7 +412,7 @@ def _bids_odds(seen: Seen, hands: list[int], budget: Budget, learned: bool) -> f
     else:
         odds = _bid_odds(seen, hands, budget, seats)
     if fitted:
-        odds *= fitted_bid_odds(seen, hands, budget.belief)
+        odds *= fitted_bid_odds(seen, hands, budget.belief, fitted)
     return odds
 
 
@@ -429,7 +445,7 @@ def search(view: dict[str, Any], rng: random.Random, budget: Budget = DEFAULT_BU
     rule = seen_rule_action(seen)
     # 0: the Medium rules' bids; else the learned policy's abstraction
     learned_bids = budget.learned_abstraction if _uses_learned_bids(seen, budget) else 0
-    fitted_team = 1 - (seen.seat & 1) if _uses_fitted_opponents(seen, budget) else None
+    fitted = fitted_seats(seen, budget)
     if learned_bids and seen.phase in ("bid1", "bid2"):
         rule = learned_rule_bid(seen, learned_bids)
     elif budget.learned_alone and rule.get("type") in ("order_up", "call"):
@@ -489,7 +505,7 @@ def search(view: dict[str, Any], rng: random.Random, budget: Budget = DEFAULT_BU
             gained = 0.0  # points for our side beyond `after`'s, from play_bias
             if use_solver:
                 after, gained = _scores_after(
-                    state, before, gone, voids, unbias, team, learned_bids, fitted_team
+                    state, before, gone, voids, unbias, team, learned_bids, fitted
                 )
             else:
                 play_out(state, gone, voids)
@@ -599,18 +615,18 @@ def _scores_after(
     unbias: bool = False,
     team: int = 0,
     learned_bids: int = 0,
-    fitted_team: int | None = None,
+    fitted: tuple[int, ...] = (),
 ) -> tuple[list[int], float]:
     """The scores at the end of the hand of `state` (changed in place): the bidding
     left, if any, and the variants' steps before the play (a suit named, a farmer's
     exchange, a redeal asked) by the Medium rules (the bids by the learned policy, with
-    `learned_bids`, the abstraction, 0 for none; the bids of `fitted_team`'s seats by
-    bots/fitted_bids.py's model, if it is not None), then the play solved double-dummy;
+    `learned_bids`, the abstraction, 0 for none; the bids of the seats in `fitted` by
+    bots/fitted_bids.py's model), then the play solved double-dummy;
     and, with `unbias`, the points bots/play_bias.py adds to the solved contract for
     `team`'s side."""
     while state.phase not in ("play", "deal", "finished"):
-        if fitted_team is not None and state.phase in ("bid1", "bid2"):
-            if state.turn & 1 == fitted_team:
+        if fitted and state.phase in ("bid1", "bid2"):
+            if state.turn in fitted:
                 state.apply_action(state.turn, fitted_bids.state_action(state))
                 continue
         if learned_bids and state.phase in ("bid1", "bid2"):

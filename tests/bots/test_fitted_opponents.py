@@ -1,13 +1,20 @@
 """Hard reading and continuing its opponents' bids by the fitted contract values
 (bots/fitted_bids.py, the model reference_plus bids by; `Budget.fitted_opponents`): the
 model's bids on hand-picked hands, a pass read as a hand the model would not have bid
-with, the partner's bids left to Hard's own reading, and the search's later bids of the
-opponents made by the model."""
+with, the partner's bids left to Hard's own reading unless `Budget.fitted_partner` asks
+for the model there too, and the search's later bids of those seats made by the model."""
 
 import random
 
 from bots import fitted_bids as F
-from bots.players.hard import Budget, _scores_after, fitted_bid_odds, make_hard, search
+from bots.players.hard import (
+    Budget,
+    _scores_after,
+    fitted_bid_odds,
+    fitted_seats,
+    make_hard,
+    search,
+)
 from games import engine as E
 from games.engine.cards import mask_of
 from games.engine.seen import read_view
@@ -65,11 +72,47 @@ def test_the_partners_bids_are_left_to_hards_own_reading():
         assert fitted_bid_odds(east, hands, 0.1) == 1.0
 
 
+def test_the_fitted_seats_are_the_opponents_the_partner_or_all_three_by_the_knobs():
+    seen, _, _ = west_passed_the_nine_of_hearts()  # north's view: west and east oppose
+    assert fitted_seats(seen, Budget()) == ()
+    assert fitted_seats(seen, Budget(fitted_opponents=True)) == (1, 3)
+    assert fitted_seats(seen, Budget(fitted_partner=True)) == (0,)
+    assert fitted_seats(seen, Budget(fitted_opponents=True, fitted_partner=True)) == (0, 1, 3)
+    # Without the standard bidding (the dealer not stuck) the model does not apply.
+    state = new_hand(0, {2: "9S TS KS QC KD"}, "9H", stick_the_dealer=False)
+    loose = read_view(E.player_view(state, 1))
+    assert fitted_seats(loose, Budget(fitted_opponents=True, fitted_partner=True)) == ()
+
+
+def test_with_the_partner_knob_a_partners_pass_is_read_by_the_model():
+    # East's partner, west, passed the nine of hearts: read as a hand the model passes.
+    _, west_strong, west_weak = west_passed_the_nine_of_hearts()
+    state_east = new_hand(0, {1: "9C TC 9D TD QS", 2: "9S TS KS QC KD"}, "9H")
+    state_east.apply_action(1, E.PASS)
+    east = read_view(E.player_view(state_east, 3))
+    seats = fitted_seats(east, Budget(fitted_partner=True))
+    assert seats == (1,)
+    strong = fitted_bid_odds(east, west_strong, 0.1, seats)
+    weak = fitted_bid_odds(east, west_weak, 0.1, seats)
+    assert weak > 0.9 and strong < 0.3 * weak
+
+
+def test_the_search_continues_the_partners_bids_by_the_model_with_the_partner_knob():
+    state = new_hand(0, KING_OF_HEARTS_DEAL, "KH")
+    state.apply_action(1, E.PASS)  # north (south's partner) to bid: south's search values it
+    fitted = state.clone()
+    _scores_after(fitted, list(state.scores), 0, [0, 0, 0, 0], team=0, fitted=(2,))
+    assert fitted.maker == 2 and fitted.trump == HEARTS  # north orders up, by the model
+    medium = state.clone()
+    _scores_after(medium, list(state.scores), 0, [0, 0, 0, 0], team=0)
+    assert medium.maker != 2  # the Medium rules pass with north's hand
+
+
 def test_the_search_continues_the_opponents_bids_by_the_model():
     state = new_hand(0, KING_OF_HEARTS_DEAL, "KH")
     state.apply_action(1, E.PASS)  # west (team 1) passes: its search values this
     fitted = state.clone()
-    _scores_after(fitted, list(state.scores), 0, [0, 0, 0, 0], team=1, fitted_team=0)
+    _scores_after(fitted, list(state.scores), 0, [0, 0, 0, 0], team=1, fitted=(0, 2))
     assert fitted.maker == 2 and fitted.trump == HEARTS  # north orders up, by the model
     medium = state.clone()
     _scores_after(medium, list(state.scores), 0, [0, 0, 0, 0], team=1)

@@ -106,6 +106,7 @@ def test_a_player_cannot_see_other_hands(level):
         Budget(samples=6, playouts=30, learned_bids=True, learned_mix=0.5),
         Budget(samples=6, playouts=30, next_choice=5),  # the next card, one for alike deals
         Budget(samples=6, playouts=30, play_belief=0.1, play_belief_partner=0.5),
+        Budget(samples=6, playouts=30, fitted_opponents=True, fitted_partner=True),
     ],
     ids=[
         "playouts",
@@ -118,6 +119,7 @@ def test_a_player_cannot_see_other_hands(level):
         "learned_bids_mixed",
         "next_choice",
         "partner_plays_read_apart",
+        "every_bid_by_the_fitted_model",
     ],
 )
 def test_every_kind_of_hard_search_cannot_see_other_hands(budget):
