@@ -10,6 +10,7 @@ from games.models import Event, Match, Seat
 from games.play import services
 from games.tasks import sweep_waiting_matches
 from tests.bots.test_worker import person_and_computers
+from tests.bots.worker_support import logged_event
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -42,7 +43,7 @@ def test_a_computer_player_that_raises_is_logged_and_the_seat_falls_back_to_medi
     seq = person_passes(match, user)
     match.refresh_from_db()
     # West moved (by Medium's rules), and the others until the match waits on south again.
-    assert Event.objects.get(match=match, seq=seq + 1).seat == 1
+    assert logged_event(match, seq + 1).seat == 1
     assert not match.awaiting_computer
     assert services.player_view_get(match=match, seat=0)["view"]["turn"] == 0
     messages = errors(caplog)
@@ -68,7 +69,7 @@ def test_a_seat_whose_level_no_longer_exists_plays_on_as_medium(caplog):
     user, match = person_and_computers("medium")
     Seat.objects.filter(match=match, index=1).update(bot_level="expert")  # an old level name
     seq = person_passes(match, user)
-    assert Event.objects.get(match=match, seq=seq + 1).seat == 1
+    assert logged_event(match, seq + 1).seat == 1
     assert any("level expert" in m for m in errors(caplog))
 
 

@@ -13,6 +13,8 @@ from django.conf import settings
 from django.db import connection
 
 from euchre_service.celery import app as celery_app
+from games.log import eventlog
+from games.models import Event
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts"
@@ -133,3 +135,9 @@ def wait_until(predicate, timeout: float, what: str) -> None:
             return
         time.sleep(0.2)
     raise AssertionError(f"timed out waiting for {what}")
+
+
+def logged_event(match, seq: int) -> Event | None:
+    """The match's event at `seq`, wherever the log keeps it: a row, or, once the worker
+    played on past a hand's end (south sits out when north goes alone), a chunk."""
+    return next(iter(eventlog.events_of(match, after=seq - 1, upto=seq)), None)
