@@ -38,8 +38,8 @@ def test_the_computers_play_a_partners_lone_hand_through_and_bid_the_next(monkey
     view = selectors.player_view_get(match=match, seat=0)["view"]
     # The next hand waits on south (its dealer: the upcard to pick up, or a bid).
     assert view["hand_number"] == 2 and view["turn"] == 0 and view["scores"] == [4, 0]
-    # The hand over moves into a chunk (the compact_log task, queued as hand 2 was dealt,
-    # in a timer thread here: done now so as not to wait on it; a second run moves none).
+    # The hand over moves into a chunk: the compact_log task a worker runs as hand 2 is
+    # dealt (the tests' in-process mode starts no timer thread for it: run it here).
     archive.compact_match(match.pk)
     assert not Event.objects.filter(match=match, seq=seq + 1).exists()  # the rows are gone
     assert logged_event(match, seq + 1) == west  # and the log reads it from the chunk
