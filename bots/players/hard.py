@@ -625,10 +625,9 @@ def _scores_after(
     and, with `unbias`, the points bots/play_bias.py adds to the solved contract for
     `team`'s side."""
     while state.phase not in ("play", "deal", "finished"):
-        if fitted and state.phase in ("bid1", "bid2"):
-            if state.turn in fitted:
-                state.apply_action(state.turn, fitted_bids.state_action(state))
-                continue
+        if fitted and state.turn in fitted and state.phase in ("bid1", "bid2"):
+            state.apply_action(state.turn, fitted_bids.state_action(state))
+            continue
         if learned_bids and state.phase in ("bid1", "bid2"):
             state.apply_action(state.turn, BP.state_action(state, learned_bids))
             continue
