@@ -13,9 +13,14 @@ sees more than the seat does. What the seat cannot know is left out of what the
 other seat is taken to have seen: the dealer's own discard.
 """
 
+from collections.abc import Iterator
+
 from games.engine import BIT, EFFECTIVE_SUIT, Seen, cards_of
 
 from . import policy as P
+
+# (seat, hand, trick seats before, trick cards before, gone, voids, card played)
+Play = tuple[int, int, list[int], list[int], int, list[int], int]
 
 
 def unexplained_plays(seen: Seen, hands: list[int]) -> int:
@@ -28,9 +33,20 @@ def play_misses(seen: Seen, hands: list[int]) -> list[int]:
     """Seat by seat, how many of that seat's plays this hand the Medium rules would not
     have made with the cards the deal `hands` gives it (the seat's own never counted)."""
     misses = [0, 0, 0, 0]
+    for s, hand, seats, cards, gone, voids, c in others_plays(seen, hands):
+        misses[s] += rules_card(seen, s, hand, seats, cards, gone, voids) != c
+    return misses
+
+
+def others_plays(seen: Seen, hands: list[int]) -> Iterator[Play]:
+    """Each play of another seat this hand, in order, as that seat made it holding what
+    the deal `hands` gives it: (seat, its hand then, the trick's seats and cards before
+    it, the cards gone then as that seat saw them, the suits each seat had shown void in,
+    the card played). The voids list is updated in place as the walk goes on: read it
+    before the next play."""
     trump = seen.trump
     if trump is None or not seen.played:
-        return misses
+        return
     eff = EFFECTIVE_SUIT[trump]
     gone = seen.absent | (BIT[seen.upcard] if seen.upcard_fate == "turned_down" else 0)
     held = list(hands)  # each seat's cards before the trick being read: added back below
@@ -44,16 +60,15 @@ def play_misses(seen: Seen, hands: list[int]) -> list[int]:
         led = eff[cards[0]]
         for i, (s, c) in enumerate(zip(seats, cards, strict=True)):
             if s != seen.seat:
-                misses[s] += _rules_card(seen, s, held[s], seats[:i], cards[:i], gone, voids) != c
+                yield s, held[s], seats[:i], cards[:i], gone, voids, c
             held[s] &= ~BIT[c]
             if eff[c] != led:
                 voids[s] |= 1 << led
         for c in cards:
             gone |= BIT[c]
-    return misses
 
 
-def _rules_card(
+def rules_card(
     seen: Seen,
     s: int,
     hand: int,

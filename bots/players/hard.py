@@ -59,6 +59,7 @@ from .. import policy as P
 from .. import solver as S
 from ..inference import play_misses
 from ..knowledge import sample_hidden
+from ..play_model import play_model_odds
 from ..rollout import gone_for_playouts, play_out, policy_action
 from .medium import rule_action, seen_rule_action
 
@@ -135,6 +136,11 @@ class Budget:
     # fusion: bots/next_choice.py). 0: off, every later card double-dummy. 5 and 3 changed
     # 27 and 4 deals of 3,916 against reference_plus, +0.001 and +0.000 a hand: off.
     next_choice: int = 0
+    # The others' plays read by the model fitted to Hard's and reference_plus's own plays
+    # (bots/play_model.py: each legal card's chance, not the Medium rules' card or not)
+    # in place of `play_belief`'s reading: a deal kept with odds, for each play, the
+    # chance of the card played over the likeliest card's, to this power. 0: off.
+    play_model: float = 0.0
 
 
 DEFAULT_BUDGET = Budget()
@@ -378,7 +384,9 @@ def _sample(seen: Seen, rng: random.Random, budget: Budget) -> tuple[list[int], 
     learned = _uses_learned_bids(seen, budget)
     read_bids = bool(seen.bids) and (budget.belief < 1.0 or learned)
     read_plays = bool(seen.played) and (
-        budget.play_belief < 1.0 or budget.play_belief_partner not in (None, 1.0)
+        budget.play_model > 0
+        or budget.play_belief < 1.0
+        or budget.play_belief_partner not in (None, 1.0)
     )
     for _ in range(budget.tries):
         hands, kitty = sample_hidden(seen, rng)
@@ -427,7 +435,10 @@ def _bid_odds(
 
 def _play_odds(seen: Seen, hands: list[int], budget: Budget) -> float:
     """The odds of keeping a deal for the others' plays it does not explain: `play_belief`
-    per play, the partner's at `play_belief_partner` if that is set."""
+    per play, the partner's at `play_belief_partner` if that is set; by the fitted model of
+    their plays instead if `play_model` is set."""
+    if budget.play_model > 0:
+        return play_model_odds(seen, hands, budget.play_model)
     misses = play_misses(seen, hands)
     return _miss_odds(misses, seen.seat, budget.play_belief, budget.play_belief_partner)
 

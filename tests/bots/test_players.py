@@ -107,6 +107,7 @@ def test_a_player_cannot_see_other_hands(level):
         Budget(samples=6, playouts=30, next_choice=5),  # the next card, one for alike deals
         Budget(samples=6, playouts=30, play_belief=0.1, play_belief_partner=0.5),
         Budget(samples=6, playouts=30, fitted_opponents=True, fitted_partner=True),
+        Budget(samples=6, playouts=30, play_model=1.0),  # plays read by the fitted model
     ],
     ids=[
         "playouts",
@@ -120,6 +121,7 @@ def test_a_player_cannot_see_other_hands(level):
         "next_choice",
         "partner_plays_read_apart",
         "every_bid_by_the_fitted_model",
+        "plays_read_by_the_fitted_model",
     ],
 )
 def test_every_kind_of_hard_search_cannot_see_other_hands(budget):
