@@ -15,8 +15,11 @@ records the deals, seed and each model's mean squared error.
 
 import argparse
 import json
+import multiprocessing
 import random
 import time
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from games import engine as E
 
@@ -63,6 +66,24 @@ def fit_models(
         models[key] = [round(v, 5) for v in w]
         errors[key] = round(mse, 4)
     return models, errors
+
+
+def gather(work: Callable[[Any], list], jobs: list, workers: int, what: str) -> list:
+    """The rows of every job, in order, by `workers` processes (forked) or this one, with
+    the count so far after each job."""
+    if workers <= 1:
+        return _gathered(map(work, jobs), what)
+    with multiprocessing.get_context("fork").Pool(workers) as pool:
+        return _gathered(pool.imap(work, jobs), what)
+
+
+def _gathered(parts: Iterable[list], what: str) -> list:
+    rows: list = []
+    start = time.perf_counter()
+    for part in parts:
+        rows.extend(part)
+        print(f"  {len(rows)} {what}, {time.perf_counter() - start:.0f} s", flush=True)
+    return rows
 
 
 def write_data(out: dict, path: str, start: float) -> None:

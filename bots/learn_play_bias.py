@@ -17,14 +17,13 @@ contracts on one core of this machine.
 """
 
 import argparse
-import multiprocessing
 import random
 import time
 
 from games import engine as E
 
 from . import solver as S
-from .learn_bidding import contract_state, fit_models, write_data
+from .learn_bidding import contract_state, fit_models, gather, write_data
 from .play_bias import DATA, FEATURES, contract_key, features
 from .players.reference import reference_player
 
@@ -63,18 +62,7 @@ def _rows(job: tuple[range, int]) -> list[Row]:
 
 def learn(contracts: int, seed: int, workers: int = 1) -> dict:
     jobs = [(range(k, min(k + 500, contracts)), seed) for k in range(0, contracts, 500)]
-    rows: list[Row] = []
-    start = time.perf_counter()
-    if workers <= 1:
-        parts = map(_rows, jobs)
-    else:
-        pool = multiprocessing.get_context("fork").Pool(workers)
-        parts = pool.imap(_rows, jobs)
-    for part in parts:
-        rows.extend(part)
-        print(f"  {len(rows)} contracts, {time.perf_counter() - start:.0f} s", flush=True)
-    if workers > 1:
-        pool.close()
+    rows: list[Row] = gather(_rows, jobs, workers, "contracts")
     by_key: dict[str, list[tuple[list[float], float]]] = {}
     for key, x, y in rows:
         by_key.setdefault(key, []).append((x, y))

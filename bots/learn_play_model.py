@@ -16,7 +16,6 @@ the Medium rules' card alone. About 20 minutes for 3,000 hands on two cores.
 
 import argparse
 import math
-import multiprocessing
 import random
 import time
 
@@ -24,7 +23,7 @@ from games import engine as E
 from games.engine import read_view
 
 from .inference import others_plays
-from .learn_bidding import write_data
+from .learn_bidding import gather, write_data
 from .play_model import DATA, FEATURE_INDEX, FEATURES, KINDS, SIZE, card_features, scores
 from .simulation import SIMULATION_PLAYERS
 
@@ -112,18 +111,7 @@ def rules_only(rows: list[Row]) -> list[Row]:
 
 def learn(hands: int, seed: int, workers: int = 1, steps: int = 400) -> dict:
     jobs = [(range(k, min(k + 100, hands)), seed) for k in range(0, hands, 100)]
-    rows: list[Row] = []
-    start = time.perf_counter()
-    if workers <= 1:
-        parts = map(_chunk, jobs)
-    else:
-        pool = multiprocessing.get_context("fork").Pool(workers)
-        parts = pool.imap(_chunk, jobs)
-    for part in parts:
-        rows.extend(part)
-        print(f"  {len(rows)} plays, {time.perf_counter() - start:.0f} s", flush=True)
-    if workers > 1:
-        pool.close()
+    rows: list[Row] = gather(_chunk, jobs, workers, "plays")
     cut = len(rows) * 4 // 5
     train, held = rows[:cut], rows[cut:]
     weights = fit(train, steps)
