@@ -16,6 +16,8 @@ explain, for the real hidden cards and for one sampled deal:
 
 - `medium`: the Medium rules' card (bots/inference.py `unexplained_plays`, what
   `Budget.play_belief` reads by);
+- `fitted model`: the likeliest card of the model fitted to Hard's and reference_plus's
+  own plays (bots/play_model.py, what `Budget.play_model` reads by, there graded);
 - `solver, outcome`: a card that, double-dummy, ends the hand no worse for its side
   (euchred, made, marched) than any other legal card;
 - `solver, tricks`: the same, counted in the makers' tricks.
@@ -33,8 +35,9 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from bots.inference import unexplained_plays  # noqa: E402
+from bots.inference import others_plays, unexplained_plays  # noqa: E402
 from bots.knowledge import sample_hidden  # noqa: E402
+from bots.play_model import card_features, fitted_weights, scores  # noqa: E402
 from bots.simulation import SIMULATION_PLAYERS as PLAYERS  # noqa: E402
 from bots.solver import Solver  # noqa: E402
 from games import engine as E  # noqa: E402
@@ -60,6 +63,18 @@ def unsolved_plays(seen: Seen, hands: list[int], by_tricks: bool) -> int:
             held[s] &= ~BIT[c]
         if winner is not None:
             won += winner % 2 == makers
+    return misses
+
+
+def unlikely_plays(seen: Seen, hands: list[int]) -> int:
+    """The others' plays this hand that were not the fitted model's likeliest card from the
+    hand `hands` gives them."""
+    weights = fitted_weights()
+    misses = 0
+    for s, hand, seats, cards, gone, voids, c in others_plays(seen, hands):
+        legal, features = card_features(seen, s, hand, seats, cards, gone, voids)
+        values = scores(weights, features)
+        misses += values[legal.index(c)] < max(values)
     return misses
 
 
@@ -89,6 +104,7 @@ def _card_values(seen, solver, held, s, seats, trick, won, by_tricks) -> dict[in
 
 READINGS = {
     "medium": unexplained_plays,
+    "fitted model": unlikely_plays,
     "solver, outcome": lambda seen, hands: unsolved_plays(seen, hands, False),
     "solver, tricks": lambda seen, hands: unsolved_plays(seen, hands, True),
 }
