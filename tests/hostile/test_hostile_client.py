@@ -16,7 +16,7 @@ error the JSON body {"code", "detail"}, and every code in the catalogue
   here only (with what it refuses): a feed it accepts stays open, which schemathesis
   would count as a hung request.
 
-HOSTILE_FUZZ_SECONDS (default 90) is schemathesis's time budget, shared by its two runs.
+HOSTILE_FUZZ_SECONDS (default 60) is schemathesis's time budget, shared by its two runs.
 HOSTILE_FUZZ_SEED (default a fixed seed, so that CI is repeatable and a failure can be
 replayed) seeds its data; set another number, or "random", to explore further.
 """
@@ -40,7 +40,7 @@ from tests.hostile.conftest import COMPUTERS, OPEN, Guest
 pytestmark = [pytest.mark.slow, pytest.mark.django_db]
 
 ROOT = Path(__file__).resolve().parents[2]
-SECONDS = float(os.environ.get("HOSTILE_FUZZ_SECONDS", "90"))
+SECONDS = float(os.environ.get("HOSTILE_FUZZ_SECONDS", "60"))
 SEED = os.environ.get("HOSTILE_FUZZ_SEED", "20261201")
 
 # Operations whose rules the schema cannot state (a password's strength and a name's
