@@ -7,13 +7,15 @@ import re
 
 from tests.benchmarks.support import run_benchmark
 
+READING_ROW = r"(medium|fitted model|solver, outcome|solver, tricks)\s+(\d+)\s+(\d+)\s"
+
 
 def test_the_medium_reading_explains_every_medium_play_on_the_real_deal():
     out = run_benchmark("play_reading.py", "--level", "medium", "--matches", "1", timeout=120)
     assert re.search(r"1 matches of medium: \d+ positions, \d+ plays read", out), out
     rows = {}
     for line in out.splitlines():
-        m = re.match(r"(medium|fitted model|solver, outcome|solver, tricks)\s+(\d+)\s+(\d+)\s", line)
+        m = re.match(READING_ROW, line)
         if m:
             rows[m.group(1)] = (int(m.group(2)), int(m.group(3)))
     assert set(rows) == {"medium", "fitted model", "solver, outcome", "solver, tricks"}, out
