@@ -65,16 +65,18 @@ def card_features(
     mine = cards_of(hand)
     legal = mine
     kind = 0
-    best = 0
     partner_winning = False
+    winning: list[int] = []  # the legal cards that beat the trick so far, weakest first
     if cards:
         led = eff[cards[0]]
         legal = [c for c in mine if eff[c] == led] or mine
         kind = 1 if eff[legal[0]] == led else 2
         strength = STRENGTH[trump][led]
         top = max(range(len(cards)), key=lambda k: strength[cards[k]])
-        best = strength[cards[top]]
         partner_winning = seats[top] == (s + 2) % 4
+        winning = sorted(
+            (c for c in legal if strength[c] > strength[cards[top]]), key=strength.__getitem__
+        )
     on_table = 0
     for c in cards:
         on_table |= BIT[c]
@@ -84,11 +86,7 @@ def card_features(
     makers = seen.maker is not None and s % 2 == seen.maker % 2
     higher = P.HIGHER[trump]
     masks = SUIT_MASK[trump]
-    winning = []
-    if cards:
-        strength = STRENGTH[trump][eff[cards[0]]]
-        winning = [c for c in legal if strength[c] > best]
-    cheapest = min(winning, key=lambda c: strength[c]) if winning else None
+    cheapest = winning[0] if winning else None
     base = kind * len(FEATURES)
     out = []
     for c in legal:
@@ -148,11 +146,9 @@ def play_model_odds(
     w = weights or fitted_weights()
     total = 0.0  # the log of the product, in the model's units
     for s, hand, seats, cards, gone, voids, c in others_plays(seen, hands):
-        if hand & (hand - 1) == 0:
-            continue  # one card left: nothing to read
         legal, features = card_features(seen, s, hand, seats, cards, gone, voids)
         if len(legal) == 1:
-            continue
+            continue  # a forced card: nothing to read
         values = scores(w, features)
         total += values[legal.index(c)] - max(values) if c in legal else -30.0
     return math.exp(strength * total)
