@@ -186,6 +186,10 @@ CACHE_RETRY_SECONDS = float(os.environ.get("CACHE_RETRY_SECONDS", "5"))
 # Freeze what a process made while starting out of the garbage collector's passes
 # (euchre_service/heap.py): the API's, the streams' and the workers' processes.
 GC_FREEZE = env_bool("GC_FREEZE", True)
+# The live updates' Redis pub/sub channels (games/live/live.py): <prefix>match:<id> and
+# <prefix>user:<id>. Channels are global to a Redis server, whatever its database number,
+# so two deployments (or two test workers) that share one server need prefixes of their own.
+LIVE_CHANNEL_PREFIX = os.environ.get("LIVE_CHANNEL_PREFIX", "euchre:")
 # Redis connections per process for the cache (throttles, presence), at most.
 REDIS_POOL_SIZE = int(os.environ.get("REDIS_POOL_SIZE", "32"))
 if REDIS_URL:

@@ -35,20 +35,26 @@ from games.models import Event, Match, MatchStatus
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
-CHANNEL_PREFIX = "euchre:match:"
-# "user U now sits at match M" (creating or joining): the player's own feed (games/http/feed.py)
-# starts following M at once. Only for those two rare operations, never per action.
-USER_CHANNEL_PREFIX = "euchre:user:"
 _RECENT = 1000  # events a watch keeps for its clients
 _POLL_AT_MOST_EVERY = 1.0  # seconds: a watch's fallback reads of the log
 
 
+# Channels are named under settings.LIVE_CHANNEL_PREFIX (euchre:), one namespace per
+# deployment on a Redis server: <prefix>match:<id> carries a match's new seq, and
+# <prefix>user:<id> "user U now sits at match M" (creating or joining), so that the player's
+# own feed (games/http/feed.py) follows M at once; only for those two rare operations.
 def channel(match_id: Any) -> str:
-    return f"{CHANNEL_PREFIX}{match_id}"
+    return f"{settings.LIVE_CHANNEL_PREFIX}match:{match_id}"
 
 
 def user_channel(user_id: Any) -> str:
-    return f"{USER_CHANNEL_PREFIX}{user_id}"
+    return f"{settings.LIVE_CHANNEL_PREFIX}user:{user_id}"
+
+
+def channel_parts(name: str) -> tuple[str, str]:
+    """("match", id) or ("user", id) for a channel named by `channel` or `user_channel`."""
+    kind, _, key = name[len(settings.LIVE_CHANNEL_PREFIX) :].partition(":")
+    return kind, key
 
 
 # ---------------------------------------------------------------- publishing (sync)
@@ -367,12 +373,11 @@ class Hub:
                 await self.subscribed.wait()
                 message = await self.pubsub.get_message(ignore_subscribe_messages=True, timeout=1)
                 if message is not None and message["type"] == "message":
-                    name = message["channel"].decode()
-                    if name.startswith(USER_CHANNEL_PREFIX):
-                        user_id = name[len(USER_CHANNEL_PREFIX) :]
-                        self.notify_user(user_id, message["data"].decode())
+                    kind, key = channel_parts(message["channel"].decode())
+                    if kind == "user":
+                        self.notify_user(key, message["data"].decode())
                     else:
-                        self.notify(name[len(CHANNEL_PREFIX) :], int(message["data"]))
+                        self.notify(key, int(message["data"]))
             except asyncio.CancelledError:
                 raise
             except (redis.RedisError, OSError) as exc:

@@ -272,7 +272,12 @@ def test_a_stream_process_that_loses_its_redis_subscription_resubscribes_and_cat
     client = alice.stream(match_id)
     client.wait_for_seq(alice.call("GET", f"matches/{match_id}")["seq"])
 
-    killed = redis.Redis.from_url(settings.REDIS_URL).client_kill_filter(_type="pubsub")
+    # Only the subscribers on this run's Redis database: another test process's stream
+    # servers share the Redis server (tests/parallel.py).
+    ours = redis.Redis.from_url(settings.REDIS_URL)
+    database = ours.connection_pool.connection_kwargs.get("db", 0)
+    subscribers = [c for c in ours.client_list(_type="pubsub") if int(c["db"]) == database]
+    killed = sum(ours.client_kill_filter(_id=c["id"]) for c in subscribers)
     assert killed >= 1
     view = play([alice], match_id, until=lambda: _seq(alice, match_id) > client.ids[-1] + 3)
     client.wait_for_seq(view["seq"], timeout=60)  # a keep-alive poll would be at 120 s
