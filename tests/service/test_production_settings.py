@@ -132,7 +132,8 @@ def test_check_deploy_without_a_required_variable_says_so_in_one_line(missing):
         "dev-only-insecure-key-do-not-use-in-production",
         "short-but-random-Zq8",
         "a" * 60,
-        "django-insecure-" + secrets.token_urlsafe(50),
+        # (a named case: a random id would differ between the test processes' collections)
+        pytest.param("django-insecure-" + secrets.token_urlsafe(50), id="django-insecure-random"),
     ],
 )
 def test_a_weak_secret_key_refuses_to_start(key):
