@@ -50,3 +50,16 @@ def _no_turn_timer_threads(settings):
     # A timer thread would fire after its test's transaction is gone; tests enforce
     # deadlines by calling the service (or run a real server that uses the threads).
     settings.TURN_TIMER_THREADS = False
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _no_event_loop_left_running():
+    """A test module must not leave an event loop marked running on the main thread (as
+    Playwright's sync API does while it is open): Django then refuses the ORM to every
+    later test in the process ("cannot call this from an async context"), and under
+    bin/test's two processes those are other files' tests."""
+    import asyncio
+
+    yield
+    loop = asyncio._get_running_loop()
+    assert loop is None, f"this module left an event loop running on the main thread: {loop!r}"

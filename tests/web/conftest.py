@@ -27,8 +27,12 @@ def server(tmp_path_factory, request) -> Iterator[str]:
         pytest.fail(str(exc))
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser():
+    # One Chromium a module, not a session: while Playwright's sync API is open it runs an
+    # event loop on the main thread, and Django then refuses the ORM ("cannot call this
+    # from an async context") to any test after it in the same process: under bin/test's
+    # two processes, database tests follow browser modules.
     if not Path(CHROMIUM).is_file():
         pytest.fail(
             f"Chromium is not installed at {CHROMIUM}: run bin/browser-up "
