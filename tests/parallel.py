@@ -7,7 +7,8 @@ settings and every server, worker and benchmark a test starts then read:
   it, and so are the scratch databases the benchmarks and fault tests name after it);
 - REDIS_URL and CELERY_BROKER_URL: Redis databases of their own, two below the run's for
   each worker after the first (14 and 15 by default, then 12 and 13): a test flushes its
-  cache and its queues;
+  cache and its queues. With the defaults that allows three workers: a fourth would take
+  8 and 9, the spare databases tests/service/test_deploy_files.py starts its stack on;
 - LIVE_CHANNEL_PREFIX: pub/sub channels are one namespace for the whole Redis server,
   whatever the database number, and user ids start at 1 in every worker's database.
 Outside xdist (plain `pytest`, or `-n 0`) nothing changes.
