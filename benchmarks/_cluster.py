@@ -289,7 +289,7 @@ class Cluster:
             "stream",
             [sys.executable, "-m", "uvicorn", "euchre_service.asgi:application", "--http",
              PROTOCOL, "--host", "127.0.0.1", "--port", str(self.stream_port), "--workers",
-             "1", "--no-access-log", "--log-level", "warning"],
+             "1", "--no-access-log", "--log-level", "warning", "--timeout-graceful-shutdown", "5"],
             env={"STREAM_MAX_SECONDS": "3600"},
         )  # fmt: skip
         self.stack._wait_healthy("stream", proc, 120, self.stream_port)

@@ -611,6 +611,8 @@ class Stack:
                 "--no-access-log",
                 "--log-level",
                 "warning",
+                "--timeout-graceful-shutdown",
+                "5",
             ],
             preexec_fn=limits,
         )

@@ -268,6 +268,15 @@ def _local_env(service: dict, database_url: str, port: int) -> dict[str, str]:
     return env
 
 
+def test_the_stream_server_closes_open_streams_before_compose_would_kill_it():
+    """docker stop sends SIGTERM, then SIGKILL after the service's stop_grace_period (10 s
+    unless set): uvicorn must close its open streams (they reconnect elsewhere) sooner."""
+    stream = services()["stream"]
+    cmd = command(stream)
+    grace = float(cmd[cmd.index("--timeout-graceful-shutdown") + 1])
+    assert "stop_grace_period" not in stream and 0 < grace < 10
+
+
 def test_the_commands_compose_runs_name_modules_that_exist():
     api = command(services()["api"])
     assert api[:2] == ["gunicorn", "-c"] and (ROOT / api[2]).is_file()

@@ -361,3 +361,20 @@ def _until(predicate, what: str, timeout: float = 10) -> None:
     while not predicate():
         assert time.monotonic() < deadline, f"timed out waiting for {what}"
         time.sleep(0.1)
+
+
+def test_a_stream_server_told_to_stop_closes_its_open_streams_and_exits(servers):
+    """A deploy's SIGTERM with a stream open: the process closes the stream once its grace
+    is over (`--timeout-graceful-shutdown`, as docker-compose.yml runs it) and exits; the
+    client reconnects to another process with Last-Event-ID. Without the grace, uvicorn
+    waited for the stream to end for as long as it stayed open (compose then killed it)."""
+    server = servers()
+    alice = Player(server)
+    match_id = create_match(alice, ["me", "computer", "computer", "computer"])
+    client = alice.stream(match_id)
+    client.wait_for_seq(_seq(alice, match_id))
+
+    os.killpg(server.proc.pid, signal.SIGTERM)
+
+    server.proc.wait(60)  # the grace is 5 s; a process that waits for its streams never exits
+    client.wait_for(lambda c: c.ended, timeout=60, what="the end of the stream")
