@@ -35,6 +35,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from benchmarks._server import (  # noqa: E402
     ROOT,
+    STREAM_STOP_GRACE,
     PrivatePostgres,
     RedisServer,
     Stack,
@@ -289,7 +290,8 @@ class Cluster:
             "stream",
             [sys.executable, "-m", "uvicorn", "euchre_service.asgi:application", "--http",
              PROTOCOL, "--host", "127.0.0.1", "--port", str(self.stream_port), "--workers",
-             "1", "--no-access-log", "--log-level", "warning", "--timeout-graceful-shutdown", "5"],
+             "1", "--no-access-log", "--log-level", "warning",
+             "--timeout-graceful-shutdown", STREAM_STOP_GRACE],
             env={"STREAM_MAX_SECONDS": "3600"},
         )  # fmt: skip
         self.stack._wait_healthy("stream", proc, 120, self.stream_port)

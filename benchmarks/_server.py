@@ -38,6 +38,9 @@ from euchre_service.uvicorn_errors import PROTOCOL as UVICORN_PROTOCOL
 
 ROOT = Path(__file__).resolve().parent.parent
 LOOPBACK = {"127.0.0.1", "localhost", "::1"}
+# uvicorn's --timeout-graceful-shutdown, as docker-compose.yml runs the streams: open
+# streams are closed this many seconds after SIGTERM instead of waited for.
+STREAM_STOP_GRACE = "5"
 
 
 def require_loopback(url: str) -> str:
@@ -612,7 +615,7 @@ class Stack:
                 "--log-level",
                 "warning",
                 "--timeout-graceful-shutdown",
-                "5",
+                STREAM_STOP_GRACE,
             ],
             preexec_fn=limits,
         )

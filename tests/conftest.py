@@ -1,3 +1,5 @@
+from collections import Counter
+
 import pytest
 from django.contrib.auth import get_user_model
 from rest_framework.test import APIClient
@@ -20,10 +22,7 @@ def make_player(username: str = "alice") -> tuple:
 def pytest_collection_modifyitems(items):
     """Two tests with one id would be one test to pytest-xdist, which runs tests by id (as
     every schemathesis test was under pytest 9.2): refuse the run rather than skip silently."""
-    seen: dict[str, int] = {}
-    for item in items:
-        seen[item.nodeid] = seen.get(item.nodeid, 0) + 1
-    shared = {nodeid: count for nodeid, count in seen.items() if count > 1}
+    shared = {nodeid: n for nodeid, n in Counter(item.nodeid for item in items).items() if n > 1}
     if shared:
         raise pytest.UsageError(f"tests that share an id (xdist would run one of each): {shared}")
 

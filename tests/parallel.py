@@ -18,6 +18,8 @@ import os
 from urllib.parse import urlsplit, urlunsplit
 
 
+# Not benchmarks._server.with_path: this module is loaded before the settings are read and
+# must import nothing of the project's (euchre_service's package starts the Celery app).
 def _with_path(url: str, path: str) -> str:
     return urlunsplit(urlsplit(url)._replace(path=path))
 

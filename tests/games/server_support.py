@@ -14,6 +14,7 @@ from typing import Any
 
 import requests
 
+from benchmarks._server import STREAM_STOP_GRACE
 from euchre_service.uvicorn_errors import PROTOCOL as UVICORN_PROTOCOL
 from tests.bots.worker_support import ARTIFACTS, ROOT, database_url_for_tests
 
@@ -68,8 +69,7 @@ class ApiServer:
         return [sys.executable, "-m", "uvicorn", "euchre_service.asgi:application",
                 "--http", UVICORN_PROTOCOL,
                 "--host", "127.0.0.1", "--port", str(self.port), "--no-access-log",
-                # as production: open streams get 5 s after SIGTERM (docker-compose.yml)
-                "--timeout-graceful-shutdown", "5"]  # fmt: skip
+                "--timeout-graceful-shutdown", STREAM_STOP_GRACE]  # fmt: skip
 
     def log(self) -> str:
         return self.log_path.read_text(errors="replace")
