@@ -33,17 +33,20 @@ from games.log import events as V
 
 from .players import PLAYERS
 from .players.hard import Budget, make_hard
+from .players.pimc import PIMC, pimc_player
 from .players.reference import REFERENCE, reference_player
 from .players.reference_plus import REFERENCE_PLUS, reference_plus_player
 
 Player = Callable[[dict[str, Any], random.Random], dict[str, Any]]
 
 
-# The levels people choose from, and the reference opponents (simulations only).
+# The levels people choose from, and the reference opponents (simulations only): the
+# literature's plain determinized search, bids included (pimc), among them.
 SIMULATION_PLAYERS: dict[str, Player] = {
     **PLAYERS,
     REFERENCE: reference_player,
     REFERENCE_PLUS: reference_plus_player,
+    PIMC: pimc_player,
 }
 
 
