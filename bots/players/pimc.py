@@ -12,10 +12,10 @@ For simulations only (bots.simulation registers it as "pimc"):
   defending alone, the dealer's discard): `SAMPLES` deals of the hidden cards drawn
   uniformly among those that agree with what the seat has seen (bots.knowledge:
   no reading of the bids); on each, each legal action is valued with every card shown:
-  each later bid by the seat to bid choosing what is best for its own side on that deal
-  (perfect-information search over the rest of the bidding), a later discard by the
-  Medium rules, the play solved double-dummy; the best total, ties to the Medium rules'
-  action;
+  each later bid, discard and defence chosen by its seat as best for its own side on
+  that deal (perfect-information search over the rest of the bidding,
+  bots.solver.action_values), the play solved double-dummy; the best total, ties to the
+  Medium rules' action;
 - each card: the reference's search (`SAMPLES` uniform deals, every legal card solved);
 - the variants' other decisions (a joker upcard's suit, a farmer's hand, a redeal): the
   Medium rules.
@@ -27,13 +27,11 @@ others hold), which is the weakness learned bidding fixes.
 import random
 from typing import Any
 
-from games.engine import MatchState, Seen, action_from_dict, cards_of, read_view, state_from_view
+from games.engine import Seen, action_from_dict, cards_of, read_view, state_from_view
 from games.engine import with_hands as state_with_hands
 
-from .. import policy as P
 from .. import solver as S
 from ..knowledge import sample_hidden
-from ..rollout import gone_for_playouts, policy_action
 from .medium import seen_rule_action
 from .reference import card_search
 from .reference_plus import _best
@@ -41,43 +39,14 @@ from .reference_plus import _best
 PIMC = "pimc"  # its name in simulations (not a level people choose)
 SAMPLES = 40
 SEARCHED = ("bid1", "bid2", "defend", "discard")  # decided as if every card were shown
-BIDDING = ("bid1", "bid2", "defend")  # later decisions searched inside each deal
-
-
-def open_points(state: MatchState, team: int, gone: int, voids: list[int]) -> int:
-    """The hand's points for `team` (negative: the other side's) from `state`, every card
-    shown: each bid left chosen by its bidder as best for its own side, any other step
-    before the play by the Medium rules, the play solved double-dummy; 0 for a hand thrown
-    in. `state` is changed."""
-    while True:
-        phase = state.phase
-        if phase == "play":
-            points = S.solve_points(state)
-            return points if state.maker % 2 == team else -points
-        if phase in ("deal", "finished"):
-            return 0  # thrown in: the only way a hand ends before its play
-        seat = state.turn
-        if phase in BIDDING:
-            best = max(
-                open_points(_after(state, seat, action), seat & 1, gone, voids)
-                for action in state.legal_actions()
-            )
-            return best if seat & 1 == team else -best
-        state.apply_action(seat, policy_action(state, gone, voids, P.MEDIUM))
-
-
-def _after(state: MatchState, seat: int, action) -> MatchState:
-    child = state.clone()
-    child.apply_action(seat, action)
-    return child
 
 
 def _open_search(seen: Seen, rng: random.Random, samples: int) -> dict[str, Any]:
-    """The legal action with the best total of open points over `samples` uniform deals."""
+    """The legal action with the best total over `samples` uniform deals of its points
+    with every card shown (bots.solver.action_values: each later bid, discard and defence
+    chosen as best for its side on the deal, the play solved)."""
     actions = list(seen.legal)
     engine_actions = [action_from_dict(a) for a in actions]
-    gone, voids = gone_for_playouts(seen), seen.voids
-    team = seen.seat & 1
     totals = [0.0] * len(actions)
     template = None
     for _ in range(samples):
@@ -87,8 +56,9 @@ def _open_search(seen: Seen, rng: random.Random, samples: int) -> dict[str, Any]
             base = template
         else:
             base = state_with_hands(template, hands, kitty)
+        values = S.action_values(base, seen.seat)
         for i, action in enumerate(engine_actions):
-            totals[i] += open_points(_after(base, seen.seat, action), team, gone, voids)
+            totals[i] += values[action]
     return _best(actions, totals, prefer=seen_rule_action(seen))
 
 

@@ -10,10 +10,8 @@ import pytest
 from bots.players import PLAYERS
 from bots.players import pimc as M
 from bots.players.medium import medium_player
-from bots.rollout import gone_for_playouts
 from bots.simulation import SIMULATION_PLAYERS, simulate_duplicate
 from games import engine as E
-from games.engine.seen import read_view
 from games.log.levels import LEVELS
 
 from .positions import new_hand
@@ -69,39 +67,10 @@ def test_pimc_cannot_see_other_hands():
         assert a == b and a in view["legal_actions"], state.phase
 
 
-def open_points(state: E.MatchState, seat: int) -> int:
-    seen = read_view(E.player_view(state, state.turn))
-    return M.open_points(state.clone(), seat & 1, gone_for_playouts(seen), seen.voids)
-
-
-def test_the_five_best_trumps_are_worth_a_lone_march_with_every_card_shown():
-    # South (seat 0, left of the dealer) holds the five best hearts with the nine turned.
+def test_pimc_goes_alone_with_the_five_best_trumps():
     state = new_hand(3, {0: "JH JD AH KH QH"}, "9H")
-    assert open_points(state, 0) == 4
-    assert open_points(state, 1) == -4
-
-
-def test_a_later_bidder_chooses_the_bid_best_for_its_own_side():
-    # South, with nothing, is first to bid; west (seat 1) holds the five best hearts. With
-    # every card shown, west goes alone if south passes; so south orders the nine up itself
-    # and is euchred for 2, not marched on for 4.
-    state = new_hand(3, {0: "9C TC 9D TD QS", 1: "JH JD AH KH QH"}, "9H")
-    after_pass = state.clone()
-    after_pass.apply_action(0, E.PASS)
-    assert after_pass.turn == 1
-    assert open_points(after_pass, 0) == -4 and open_points(after_pass, 1) == 4
-    assert open_points(state, 0) == -2
-
-
-def test_a_hand_every_seat_passes_twice_is_worth_nothing():
-    state = new_hand(3, {}, "9H", stick_the_dealer=False)
-    for _ in range(7):
-        state.apply_action(state.turn, E.PASS)
-    assert state.turn == 3 and state.phase == "bid2"
-    passed = state.clone()
-    passed.apply_action(3, E.PASS)
-    gone = gone_for_playouts(read_view(E.player_view(state, 3)))
-    assert M.open_points(passed, 1, gone, [0, 0, 0, 0]) == 0
+    action = M.pimc_player(E.player_view(state, 0), random.Random(4))
+    assert action == {"type": "order_up", "alone": True}
 
 
 def test_the_dealer_picks_up_the_right_bower_whatever_else_it_holds():

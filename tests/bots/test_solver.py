@@ -189,6 +189,25 @@ def test_action_values_in_the_bidding_take_the_best_contract():
     assert values[E.PASS] < 4
 
 
+def test_state_value_lets_every_later_bidder_choose_for_its_own_side():
+    # South, with nothing, is first to bid; west (seat 1) holds the five best hearts. With
+    # every card shown, west goes alone if south passes; so south orders the nine up itself
+    # and is euchred for 2, not marched on for 4.
+    state = new_hand(3, {0: "9C TC 9D TD QS", 1: "JH JD AH KH QH"}, "9H")
+    after_pass = state.clone()
+    after_pass.apply_action(0, E.PASS)
+    assert S.state_value(after_pass, 0) == -4 and S.state_value(after_pass, 1) == 4
+    assert S.state_value(state, 0) == -2
+    assert S.action_values(state, 0)[E.order_up()] == -2
+
+
+def test_state_value_of_a_hand_every_seat_passes_twice_is_nothing():
+    state = new_hand(3, {}, "9H", stick_the_dealer=False)
+    for _ in range(8):
+        state.apply_action(state.turn, E.PASS)
+    assert S.state_value(state, 0) == 0 and S.state_value(state, 1) == 0
+
+
 def test_threads_searching_at_once_get_the_same_values_as_one_alone():
     # ctypes lets go of the GIL during the C search: each thread has its own solvers.
     import threading
