@@ -728,10 +728,43 @@ class Stack:
         self.processes.clear()
 
 
+# Spare ports are drawn below Linux's ephemeral range (32768 to 60999 by default), where
+# the kernel never hands one to an outgoing connection between the probe and the server's
+# own bind (port 0's way draws from inside it); each xdist worker of the suite draws from a
+# block of its own (tests/parallel.py), so two processes of one run never draw alike.
+SPARE_PORTS = range(20000, 32000)
+PORT_BLOCK = 2000
+_handed_out: set[int] = set()
+
+
+def port_block(worker: str | None = None) -> range:
+    """The spare ports of xdist worker `worker` (gw0, gw1, ...; by default this process's,
+    PYTEST_XDIST_WORKER; outside xdist the first block)."""
+    worker = worker if worker is not None else os.environ.get("PYTEST_XDIST_WORKER", "gw0")
+    blocks = len(SPARE_PORTS) // PORT_BLOCK
+    index = int(worker.removeprefix("gw") or 0) % blocks
+    first = SPARE_PORTS.start + index * PORT_BLOCK
+    return range(first, first + PORT_BLOCK)
+
+
 def spare_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+    """A port on 127.0.0.1 that nothing listens on now and that this process has not
+    handed out before (two servers asked for ports before either starts get two), from a
+    random place in this process's block."""
+    block = port_block()
+    start = secrets.randbelow(len(block))
+    for k in range(len(block)):
+        port = block[(start + k) % len(block)]
+        if port in _handed_out:
+            continue
+        with socket.socket() as probe:
+            try:
+                probe.bind(("127.0.0.1", port))
+            except OSError:
+                continue  # taken, or still in TIME_WAIT
+        _handed_out.add(port)
+        return port
+    raise RuntimeError(f"no spare port left in {block.start}-{block.stop - 1}")
 
 
 def _postgres_binary(name: str) -> str:

@@ -14,15 +14,9 @@ from typing import Any
 
 import requests
 
-from benchmarks._server import STREAM_STOP_GRACE
+from benchmarks._server import STREAM_STOP_GRACE, spare_port
 from euchre_service.uvicorn_errors import PROTOCOL as UVICORN_PROTOCOL
 from tests.bots.worker_support import ARTIFACTS, ROOT, database_url_for_tests
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class ApiServer:
@@ -32,7 +26,7 @@ class ApiServer:
 
     def __init__(self, **env: str) -> None:
         ARTIFACTS.mkdir(exist_ok=True)
-        self.port = free_port()
+        self.port = spare_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.log_path = ARTIFACTS / f"api-{uuid.uuid4().hex[:8]}.log"
         self.env = {

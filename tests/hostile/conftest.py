@@ -17,9 +17,8 @@ import requests
 from django.conf import settings
 from django.core.management import call_command
 
-from benchmarks._server import Stack
+from benchmarks._server import Stack, spare_port
 from tests.bots.worker_support import ARTIFACTS, QUEUE, REVIEW_QUEUE, database_url_for_tests
-from tests.games.server_support import free_port
 
 
 def _redis_parts(url: str) -> tuple[str, int]:
@@ -40,8 +39,8 @@ def stack(django_db_setup, django_db_blocker):
         redis_url=redis,
         broker_db=broker_db,
         cache_db=cache_db,
-        port=free_port(),
-        stream_port=free_port(),
+        port=spare_port(),
+        stream_port=spare_port(),
         log_dir=log_dir,
         workers=2,
         threads=4,

@@ -21,6 +21,7 @@ from urllib.parse import urlsplit, urlunsplit
 import pytest
 import yaml
 
+from benchmarks._server import spare_port
 from euchre_service.uvicorn_errors import PROTOCOL as UVICORN_PROTOCOL
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -241,12 +242,6 @@ def _with_path(url: str, path: str) -> str:
     return urlunsplit((parts.scheme, parts.netloc, path, "", ""))
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def _local_env(service: dict, database_url: str, port: int) -> dict[str, str]:
     """The service's compose environment, pointed at this machine's servers."""
     broker = os.environ.get("CELERY_BROKER_URL", "redis://127.0.0.1:6379/15")
@@ -282,7 +277,7 @@ def test_the_commands_compose_runs_name_modules_that_exist():
     assert api[:2] == ["gunicorn", "-c"] and (ROOT / api[2]).is_file()
     module, attr = api[3].split(":")
     assert (ROOT / "manage.py").is_file()
-    env = _local_env(services()["api"], os.environ["DATABASE_URL"], _free_port())
+    env = _local_env(services()["api"], os.environ["DATABASE_URL"], spare_port())
     env["SECRET_KEY"] = secrets.token_urlsafe(50)
     probe = (
         f"import importlib; from celery import Celery; import euchre_service.celery as c; "
@@ -358,7 +353,7 @@ def test_migrate_api_stream_worker_and_beat_start_and_pass_their_health_checks(
 ):
     key = secrets.token_urlsafe(50)
     found = services({"SECRET_KEY": key, "POSTGRES_PASSWORD": "unused", "CELERY_CONCURRENCY": "1"})
-    port = _free_port()
+    port = spare_port()
     env = {name: _local_env(found[name], scratch_database, port) for name in APP_SERVICES}
 
     migrate = subprocess.run(
@@ -377,7 +372,7 @@ def test_migrate_api_stream_worker_and_beat_start_and_pass_their_health_checks(
             for w in words
         ]
 
-    stream_port = _free_port()
+    stream_port = spare_port()
 
     def stream_here(words: list[str]) -> list[str]:
         return [w.replace("8001", str(stream_port)) for w in here(words)]

@@ -37,10 +37,9 @@ from typing import Any
 import pytest
 import requests
 
-from benchmarks._server import Stack
+from benchmarks._server import Stack, spare_port
 from tests.bots.worker_support import ARTIFACTS, ROOT
 from tests.games.postgres_support import PrivatePostgres
-from tests.games.server_support import free_port
 from tests.redis_server import RedisServer
 
 OUTAGE_SECONDS = 5  # each outage lasts at least this, and until enough was tried in it
@@ -300,7 +299,7 @@ def test_redis_and_postgresql_killed_under_load_lose_no_acknowledged_action(stor
         redis_url=redis_server.url,
         broker_db=0,
         cache_db=1,
-        port=free_port(),
+        port=spare_port(),
         log_dir=logs_dir,
         workers=2,
         threads=4,

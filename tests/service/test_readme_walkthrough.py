@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from benchmarks._server import spare_port
 from euchre_service.uvicorn_errors import PROTOCOL as UVICORN_PROTOCOL
-from tests.games.server_support import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
@@ -53,7 +53,7 @@ def serve(tmp_path_factory):
         [sys.executable, str(ROOT / "manage.py"), "migrate", "--noinput"],
         cwd=tmp, env=env, check=True, capture_output=True, timeout=180,
     )  # fmt: skip
-    port = free_port()
+    port = spare_port()
     log_path = tmp / "server.log"
     with open(log_path, "wb") as log:
         proc = subprocess.Popen(

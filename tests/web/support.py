@@ -3,7 +3,6 @@ from inside the page, and the cards (the left bower) as the page shows them."""
 
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -28,12 +27,6 @@ CHROMIUM_ARGS = [
 ]
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def stop(proc: subprocess.Popen) -> None:
     if proc.poll() is not None:
         return
@@ -54,6 +47,7 @@ def serve(tmp: Path, extra_env: dict | None = None) -> Iterator[str]:
     """The service as `bin/serve` runs it (SQLite in `tmp`, tasks in-process, turn timer
     threads on) under uvicorn on a free port; yields its base URL and stops it after.
     `extra_env` adds to or overrides its environment."""
+    from benchmarks._server import spare_port
     from euchre_service.uvicorn_errors import PROTOCOL as UVICORN_PROTOCOL
 
     env = {
@@ -82,7 +76,7 @@ def serve(tmp: Path, extra_env: dict | None = None) -> Iterator[str]:
         capture_output=True,
         timeout=180,
     )
-    port = free_port()
+    port = spare_port()
     log_path = tmp / "server.log"
     with open(log_path, "wb") as log:
         proc = subprocess.Popen(

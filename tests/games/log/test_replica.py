@@ -18,12 +18,13 @@ from django.contrib.auth import get_user_model
 from django.db import DatabaseError, connections, transaction
 from django.test.utils import CaptureQueriesContext
 
+from benchmarks._server import spare_port
 from euchre_service.settings import replica_from_env
 from games.log.replica import REPLICA, health
 from tests.games.helpers import COMPUTERS, act, create_match, play_to_the_end, view
 from tests.games.http.test_streams import assert_whole_log, play
 from tests.games.http.test_streams import create_match as create_match_on
-from tests.games.server_support import Player, free_port
+from tests.games.server_support import Player
 
 # The replica's connection is a real one: the test case lets it open.
 pytestmark = pytest.mark.django_db(transaction=True, databases=["default", REPLICA])
@@ -176,7 +177,7 @@ def test_a_server_whose_replica_is_down_plays_and_streams_and_its_lagging_reads_
     created, played, streamed and listed without a single 503, so none of that reads the
     replica, in whichever thread it runs; the reads that may lag, which would go there,
     find it does not answer and read the primary (they answered 503 while it was down)."""
-    nowhere = f"postgres://postgres@127.0.0.1:{free_port()}/nothing?{READ_ONLY}"
+    nowhere = f"postgres://postgres@127.0.0.1:{spare_port()}/nothing?{READ_ONLY}"
     server = servers(DATABASE_REPLICA_URL=nowhere, DATABASE_CONNECT_TIMEOUT="2")
     alice = Player(server)
     match_id = create_match_on(alice, ["me", "computer", "computer", "computer"])
