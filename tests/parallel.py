@@ -11,6 +11,8 @@ settings and every server, worker and benchmark a test starts then read:
   8 and 9, the spare databases tests/service/test_deploy_files.py starts its stack on;
 - LIVE_CHANNEL_PREFIX: pub/sub channels are one namespace for the whole Redis server,
   whatever the database number, and user ids start at 1 in every worker's database.
+The ports its servers listen on come from a block of its own too
+(benchmarks._server.spare_port reads PYTEST_XDIST_WORKER itself).
 Outside xdist (plain `pytest`, or `-n 0`) nothing changes.
 """
 
