@@ -380,6 +380,16 @@ def dumps(results: Results) -> str:
 # ---------------------------------------------------------------------- duplicate play
 
 
+def _interval(n: int, sum_d: float, sum_d2: float, z: float = 1.96) -> tuple[float, float]:
+    """The 95 % interval of the mean of d over `n` pairs from its sums (normal, n large)."""
+    if n < 2:
+        return -math.inf, math.inf
+    mean = sum_d / n
+    var = max(0.0, (sum_d2 - n * mean**2) / (n - 1))
+    half = z * math.sqrt(var / n)
+    return mean - half, mean + half
+
+
 @dataclass
 class Duplicate(Tally):
     """Duplicate play: each deal (one hand, dealer and deck) played twice, team A at
@@ -390,12 +400,21 @@ class Duplicate(Tally):
     pairs: int = 0
     sum_d: float = 0.0
     sum_d2: float = 0.0
+    # The pairs whose two tables ended in the same contract (the same seat made the same
+    # trump, alone or not; or both thrown in): their d comes from the play, not the bids.
+    same_pairs: int = 0
+    same_sum_d: float = 0.0
+    same_sum_d2: float = 0.0
 
-    def add_pair(self, nets: tuple[int, int]) -> None:
+    def add_pair(self, nets: tuple[int, int], same_contract: bool = False) -> None:
         d = (nets[0] + nets[1]) / 2
         self.pairs += 1
         self.sum_d += d
         self.sum_d2 += d * d
+        if same_contract:
+            self.same_pairs += 1
+            self.same_sum_d += d
+            self.same_sum_d2 += d * d
 
     @property
     def mean(self) -> float:
@@ -403,12 +422,32 @@ class Duplicate(Tally):
 
     def interval(self, z: float = 1.96) -> tuple[float, float]:
         """The 95 % interval of the mean of d over the deal pairs (normal, n large)."""
-        n = self.pairs
-        if n < 2:
-            return -math.inf, math.inf
-        var = max(0.0, (self.sum_d2 - n * self.mean**2) / (n - 1))
-        half = z * math.sqrt(var / n)
-        return self.mean - half, self.mean + half
+        return _interval(self.pairs, self.sum_d, self.sum_d2, z)
+
+    def by_contract(self) -> dict[str, dict[str, Any]]:
+        """The mean split by whether the two tables' contracts were the same: each part's
+        pairs, its own mean of d, and its share of the whole mean (what it adds to A − B
+        a hand over all pairs), with that share's 95 % interval."""
+        parts = {
+            "same_contract": (self.same_pairs, self.same_sum_d, self.same_sum_d2),
+            "other_contract": (
+                self.pairs - self.same_pairs,
+                self.sum_d - self.same_sum_d,
+                self.sum_d2 - self.same_sum_d2,
+            ),
+        }
+        out = {}
+        for name, (n, s, s2) in parts.items():
+            mean = s / n if n else 0.0
+            # The share is the mean over all pairs of d on this part's pairs, 0 elsewhere.
+            share = s / self.pairs if self.pairs else 0.0
+            out[name] = {
+                "pairs": n,
+                "a_minus_b_per_hand": mean,
+                "share_of_mean": share,
+                "share_ci95": list(_interval(self.pairs, s, s2)),
+            }
+        return out
 
     def as_dict(self) -> dict[str, Any]:
         low, high = self.interval()
@@ -425,11 +464,21 @@ class Duplicate(Tally):
             "results_a": {k[2:]: v for k, v in self.counts.items() if k.startswith("a:")},
             "results_b": {k[2:]: v for k, v in self.counts.items() if k.startswith("b:")},
             "thrown_in": self.counts["thrown_in"],
+            **self.by_contract(),
         }
 
     def report(self) -> str:
         d = self.as_dict()
         low, high = d["a_minus_b_ci95"]
+        parts = [
+            f"{label}: {d[key]['pairs']} pairs, A - B {d[key]['a_minus_b_per_hand']:+.3f} a hand "
+            f"over them, {d[key]['share_of_mean']:+.3f} of the whole "
+            f"({d[key]['share_ci95'][0]:+.3f} to {d[key]['share_ci95'][1]:+.3f})"
+            for key, label in (
+                ("same_contract", "the same contract at both tables (the play decided)"),
+                ("other_contract", "other contracts (the bids decided)"),
+            )
+        ]
         return "\n".join(
             [
                 f"{self.pairs} deal pairs ({self.hands} hands), each deal played from both "
@@ -442,6 +491,7 @@ class Duplicate(Tally):
                 "hands by B as makers: "
                 + ", ".join(f"{k} {v}" for k, v in sorted(d["results_b"].items())),
                 f"thrown in: {d['thrown_in']}",
+                *parts,
             ]
         )
 
@@ -454,8 +504,9 @@ def play_hand(
     options: E.Options,
     team_a: int,
     out: Duplicate,
-) -> int:
-    """One hand from `deck` with `dealer` at 0-0; A's points minus B's."""
+) -> tuple[int, tuple | None]:
+    """One hand from `deck` with `dealer` at 0-0: A's points minus B's, and its contract
+    (the maker's seat, trump, alone) or None if it was thrown in."""
     state = E.MatchState(options, first_dealer=dealer)
     state.deal(deck)
     out.hands += 1
@@ -476,7 +527,9 @@ def play_hand(
                     net -= outcome["points"]
             elif kind == V.HAND_THROWN_IN:
                 out.counts["thrown_in"] += 1
-    return net
+    if state.maker is None:
+        return net, None
+    return net, (state.maker, state.trump, bool(state.alone))
 
 
 def play_deal_pair(
@@ -487,12 +540,14 @@ def play_deal_pair(
     deal_rng = random.Random(f"{seed}:dup:{i}")
     dealer = deal_rng.randrange(4)
     deck = E.seeded_deck(deal_rng)
-    nets = []
+    nets, contracts = [], []
     for k, a_seats in enumerate(((0, 2), (1, 3))):
         players = [a if s in a_seats else b for s in range(4)]
         rng = random.Random(f"{seed}:dup:{i}:{k}")
-        nets.append(play_hand(players, dealer, deck, rng, options, a_seats[0], out))
-    out.add_pair((nets[0], nets[1]))
+        net, contract = play_hand(players, dealer, deck, rng, options, a_seats[0], out)
+        nets.append(net)
+        contracts.append(contract)
+    out.add_pair((nets[0], nets[1]), contracts[0] == contracts[1])
     return nets[0], nets[1]
 
 

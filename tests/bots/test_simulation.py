@@ -108,6 +108,27 @@ def test_duplicate_self_play_of_a_deterministic_level_is_exactly_even():
     assert results.points_a == results.points_b > 0
 
 
+def test_a_level_against_itself_plays_the_same_contract_at_both_tables():
+    results = simulate_duplicate(8, "medium", "medium", seed=4).as_dict()
+    assert results["same_contract"]["pairs"] == 8 and results["other_contract"]["pairs"] == 0
+
+
+def test_the_edge_splits_into_the_pairs_decided_by_the_play_and_by_the_bids():
+    results = simulate_duplicate(30, "medium", "easy", seed=3)
+    d = results.as_dict()
+    same, other = d["same_contract"], d["other_contract"]
+    assert same["pairs"] + other["pairs"] == 30
+    assert 0 < same["pairs"] < 30  # Easy bids loosely: some deals end in other contracts
+    assert same["share_of_mean"] + other["share_of_mean"] == pytest.approx(results.mean)
+    for part in (same, other):
+        own_mean_weighed = part["a_minus_b_per_hand"] * part["pairs"] / 30
+        assert part["share_of_mean"] == pytest.approx(own_mean_weighed)
+        low, high = part["share_ci95"]
+        assert low <= part["share_of_mean"] <= high
+    out = results.report()
+    assert "the same contract at both tables" in out and "other contracts" in out
+
+
 def test_duplicate_figures_do_not_depend_on_the_number_of_workers():
     one = simulate_duplicate(10, "easy", "medium", seed=8, workers=1).as_dict()
     two = simulate_duplicate(10, "easy", "medium", seed=8, workers=2).as_dict()
