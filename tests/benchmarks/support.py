@@ -4,14 +4,11 @@ import os
 import pathlib
 import subprocess
 import sys
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
+
+from benchmarks._server import with_path
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
-
-
-def sibling_url(url: str, path: str) -> str:
-    parts = urlsplit(url)
-    return urlunsplit((parts.scheme, parts.netloc, path, "", ""))
 
 
 def run_benchmark(script: str, *args: str, timeout: float = 300) -> str:
@@ -41,4 +38,4 @@ def postgres_url(suffix: str) -> str:
     if not url.startswith("postgres"):
         url = "postgres://postgres@127.0.0.1:5432/euchre"
     name = urlsplit(url).path.lstrip("/") or "euchre"
-    return sibling_url(url, f"/{name}_{suffix}")
+    return with_path(url, f"/{name}_{suffix}")

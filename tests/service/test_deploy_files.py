@@ -16,12 +16,12 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
 import pytest
 import yaml
 
-from benchmarks._server import spare_port
+from benchmarks._server import spare_port, with_path
 from euchre_service.uvicorn_errors import PROTOCOL as UVICORN_PROTOCOL
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -237,11 +237,6 @@ def test_dockerignore_keeps_secrets_and_local_state_out_of_the_image():
 # ---------------------------------------------------------------- the commands, run here
 
 
-def _with_path(url: str, path: str) -> str:
-    parts = urlsplit(url)
-    return urlunsplit((parts.scheme, parts.netloc, path, "", ""))
-
-
 def _local_env(service: dict, database_url: str, port: int) -> dict[str, str]:
     """The service's compose environment, pointed at this machine's servers."""
     broker = os.environ.get("CELERY_BROKER_URL", "redis://127.0.0.1:6379/15")
@@ -252,8 +247,8 @@ def _local_env(service: dict, database_url: str, port: int) -> dict[str, str]:
         {
             "DATABASE_URL": database_url,
             # Spare Redis databases, so no other test's worker takes these tasks.
-            "CELERY_BROKER_URL": _with_path(broker, "/9"),
-            "REDIS_URL": _with_path(broker, "/8"),
+            "CELERY_BROKER_URL": with_path(broker, "/9"),
+            "REDIS_URL": with_path(broker, "/8"),
             "GUNICORN_BIND": f"127.0.0.1:{port}",
             "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
             "PYTHONPATH": str(ROOT),
@@ -338,11 +333,11 @@ def scratch_database():
 
     base = os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/euchre")
     name = f"euchre_deploy_{os.getpid()}"
-    admin = _with_path(base, "/postgres")
+    admin = with_path(base, "/postgres")
     with psycopg.connect(admin, autocommit=True) as conn:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         conn.execute(f'CREATE DATABASE "{name}"')
-    yield _with_path(base, f"/{name}")
+    yield with_path(base, f"/{name}")
     with psycopg.connect(admin, autocommit=True) as conn:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 

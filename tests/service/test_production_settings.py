@@ -8,9 +8,10 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
 
 import pytest
+
+from benchmarks._server import with_path
 
 ROOT = Path(__file__).resolve().parents[2]
 PRODUCTION = "euchre_service.settings_production"
@@ -27,11 +28,6 @@ SCRUB = (
 )
 
 
-def _with_path(url: str, path: str) -> str:
-    parts = urlsplit(url)
-    return urlunsplit((parts.scheme, parts.netloc, path, "", ""))
-
-
 def production_env(**overrides: str | None) -> dict[str, str]:
     """The process environment with the required production variables; None removes one."""
     env = {k: v for k, v in os.environ.items() if k not in SCRUB}
@@ -42,7 +38,7 @@ def production_env(**overrides: str | None) -> dict[str, str]:
             "DJANGO_SETTINGS_MODULE": PRODUCTION,
             "SECRET_KEY": secrets.token_urlsafe(50),
             # The maintenance database: always there, and these processes only SELECT 1.
-            "DATABASE_URL": _with_path(database, "/postgres"),
+            "DATABASE_URL": with_path(database, "/postgres"),
             "CELERY_BROKER_URL": broker,
             "ALLOWED_HOSTS": "euchre.example.com",
             "PYTHONPATH": str(ROOT),
