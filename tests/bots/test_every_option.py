@@ -20,6 +20,7 @@ from games.engine.options import LONE_LEAD_CHOICES
 from games.engine.seen import bid_phases, read_view
 
 from .positions import new_hand
+from .test_players import SMALL_PLAYERS
 
 SMALL = Budget(samples=4, playouts=16)
 OPTION_SETS = [
@@ -49,6 +50,13 @@ BASE_SETS = [
     {**OPTION_SETS[0], "stick_the_dealer": False, "defending_alone": True, "lone_lead": "canadian"},
 ]
 OPTION_SETS += [{**base, **variant} for base in BASE_SETS for variant in VARIANTS]
+# Fewer, for the slower searching players of simulations: both bases, no going alone, and
+# each variant on the second base.
+SEARCHER_SETS = [
+    *BASE_SETS,
+    {**BASE_SETS[0], "going_alone": False},
+    *({**BASE_SETS[1], **variant} for variant in VARIANTS),
+]
 
 
 def option_id(options: dict) -> str:
@@ -63,9 +71,16 @@ def test_the_option_sets_cover_every_boolean_and_choice_option():
     assert len({option_id(o) for o in OPTION_SETS}) == every
 
 
-def play_to_the_end(options: dict, players: list, seed: int, hint_seat: int | None = None):
+def play_to_the_end(
+    options: dict,
+    players: list,
+    seed: int,
+    hint_seat: int | None = None,
+    phases: set[str] | None = None,
+):
     """A whole match; every action must be legal. With `hint_seat`, that seat plays the
-    hint's action on each of its turns. Returns the final state and the hints given."""
+    hint's action on each of its turns; with `phases`, the phase of every action is added
+    to it. Returns the final state and the hints given."""
     rng = random.Random(seed)
     state = E.MatchState(E.Options.from_dict(options), first_dealer=seed % 4)
     hints = 0
@@ -82,6 +97,8 @@ def play_to_the_end(options: dict, players: list, seed: int, hint_seat: int | No
             else:
                 action = players[seat](view, rng)
             assert action in view["legal_actions"], (view["phase"], action)
+            if phases is not None:
+                phases.add(view["phase"])
             state.apply_action(seat, E.action_from_dict(action))
     return state, hints
 
@@ -94,6 +111,17 @@ def test_every_level_plays_a_match_to_the_end_under_these_options(options):
         players = [levels[a], levels[b], levels[a], levels[b]]
         state, _ = play_to_the_end(options, players, seed=i)
         assert state.winner in (0, 1) and max(state.scores) >= options["target_score"]
+
+
+@pytest.mark.parametrize("options", SEARCHER_SETS, ids=option_id)
+@pytest.mark.parametrize("level", ["reference", "reference_plus", "pimc"])
+def test_every_reference_opponent_plays_a_match_to_the_end_under_these_options(level, options):
+    phases: set[str] = set()
+    players = [SMALL_PLAYERS[level], PLAYERS["medium"]] * 2
+    state, _ = play_to_the_end(options, players, seed=3, phases=phases)
+    assert state.winner in (0, 1) and {"bid1", "play"} <= phases
+    if options.get("defending_alone"):
+        assert "defend" in phases
 
 
 @pytest.mark.parametrize("options", OPTION_SETS, ids=option_id)

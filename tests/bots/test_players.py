@@ -3,13 +3,17 @@ and Medium's rules in clear positions."""
 
 import random
 from dataclasses import replace
+from functools import partial
 
 import pytest
 
 from bots.knowledge import sample_hidden
 from bots.players import DEFAULT_LEVEL, PLAYERS, choose_action
 from bots.players.hard import Budget, _bid_odds, bid_misses, make_hard, match_equity
+from bots.players.pimc import pimc_player
 from bots.players.reference import reference_player
+from bots.players.reference_plus import reference_plus_player
+from bots.simulation import SIMULATION_PLAYERS
 from games import engine as E
 from games.engine.cards import cards_of, mask_of
 from games.engine.sampling import state_from_view
@@ -20,6 +24,15 @@ from .positions import new_hand, play, states_met
 
 LEVELS = ["random", "easy", "medium", "hard"]
 SMALL_HARD = make_hard(Budget(samples=6, playouts=30))
+# Every player a simulation can seat, the searching ones on small budgets: the levels people
+# choose and the reference opponents.
+SMALL_PLAYERS = {
+    **PLAYERS,
+    "hard": SMALL_HARD,
+    "reference": partial(reference_player, samples=8),
+    "reference_plus": partial(reference_plus_player, samples=6),
+    "pimc": partial(pimc_player, samples=4),
+}
 
 
 def test_the_levels_and_the_default():
@@ -79,9 +92,13 @@ def test_the_positions_cover_every_kind_of_decision():
     assert {s.phase for s in POSITIONS} == {"bid1", "bid2", "discard", "play"}
 
 
-@pytest.mark.parametrize("level", LEVELS)
+def test_every_player_a_simulation_can_seat_is_checked_here():
+    assert SMALL_PLAYERS.keys() == SIMULATION_PLAYERS.keys()
+
+
+@pytest.mark.parametrize("level", SMALL_PLAYERS)
 def test_a_player_cannot_see_other_hands(level):
-    player = SMALL_HARD if level == "hard" else PLAYERS[level]
+    player = SMALL_PLAYERS[level]
     for i, state in enumerate(POSITIONS):
         other = twin(state, i)
         seat = state.turn
@@ -90,7 +107,7 @@ def test_a_player_cannot_see_other_hands(level):
         assert E.player_view(other, seat) == view
         a = player(view, random.Random(i))
         b = player(E.player_view(other, seat), random.Random(i))
-        assert a == b, (level, state.phase)
+        assert a == b and a in view["legal_actions"], (level, state.phase)
 
 
 @pytest.mark.parametrize(
@@ -287,17 +304,3 @@ def test_match_equity_is_even_at_even_scores_and_grows_with_the_lead():
     assert equity(9, 0) > equity(8, 6) > equity(5, 5) > equity(6, 8) > equity(0, 9)
     assert equity(10, 3) == 1.0 and equity(3, 12) == 0.0
     assert equity(6, 6) + equity(6, 6) == pytest.approx(1.0)
-
-
-# ---------------------------------------------------------------- the reference opponent
-
-
-def test_the_reference_opponent_cannot_see_other_hands():
-    for i, state in enumerate(POSITIONS):
-        other = twin(state, i)
-        seat = state.turn
-        view = E.player_view(state, seat)
-        assert E.player_view(other, seat) == view
-        a = reference_player(view, random.Random(i), samples=8)
-        b = reference_player(E.player_view(other, seat), random.Random(i), samples=8)
-        assert a == b and a in view["legal_actions"]

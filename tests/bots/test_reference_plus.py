@@ -1,7 +1,8 @@
 """The second reference opponent (bots/players/reference_plus.py) and the policy iteration of
-its bids (bots/learn_reference_plus.py): legal in every phase and variant, blind to the
-hidden cards, bidding by the fitted model, reading a pass as a hand the model would not
-have bid with, and offered to simulations only."""
+its bids (bots/learn_reference_plus.py): bidding by the fitted model, reading a pass as a
+hand the model would not have bid with, and offered to simulations only. That it plays
+legally under every option and variant and cannot see the hidden cards is checked with
+every other player (test_every_option.py, test_variants.py, test_players.py)."""
 
 import random
 from functools import partial
@@ -12,7 +13,6 @@ from bots import fitted_bids as F
 from bots import learn_reference_plus as L
 from bots.players import PLAYERS
 from bots.players import reference_plus as R
-from bots.players.medium import medium_player
 from bots.simulation import SIMULATION_PLAYERS, simulate_duplicate
 from games import engine as E
 from games.engine.cards import mask_of
@@ -21,58 +21,8 @@ from games.log.levels import LEVELS
 from tests.engine.helpers import cards
 
 from .positions import new_hand
-from .test_every_option import BASE_SETS, VARIANTS
-from .test_players import POSITIONS, twin
-from .test_variants import farm_redeal_state, farm_state, joker_up_state, redeal_state
 
 SMALL = partial(R.reference_plus_player, samples=6)
-OPTION_SETS = [
-    BASE_SETS[0],
-    BASE_SETS[1],  # no stick the dealer, the Canadian loner, defending alone
-    {**BASE_SETS[0], "going_alone": False},
-    *({**BASE_SETS[1], **variant} for variant in VARIANTS),
-]
-
-
-@pytest.mark.parametrize("options", OPTION_SETS, ids=lambda o: "-".join(map(str, o.values())))
-def test_reference_plus_plays_a_match_with_legal_actions_only_under_these_options(options):
-    rng = random.Random(3)
-    players = [SMALL, medium_player, SMALL, medium_player]
-    state = E.MatchState(E.Options.from_dict(options), first_dealer=1)
-    phases = set()
-    while state.phase != E.FINISHED:
-        state.deal(E.seeded_deck(rng, options.get("joker", False)))
-        while state.turn is not None:
-            view = E.player_view(state, state.turn)
-            action = players[state.turn](view, rng)
-            assert action in view["legal_actions"], (view["phase"], action)
-            phases.add(view["phase"])
-            state.apply_action(state.turn, E.action_from_dict(action))
-    assert state.winner in (0, 1) and {"bid1", "play"} <= phases
-    if options.get("defending_alone"):
-        assert "defend" in phases
-
-
-@pytest.mark.parametrize("make", [farm_state, farm_redeal_state, joker_up_state, redeal_state])
-def test_reference_plus_takes_a_legal_action_in_each_variant_decision(make):
-    state = make()
-    rng = random.Random(1)
-    while state.phase in (E.FARM, E.NAME_SUIT, E.REDEAL):
-        view = E.player_view(state, state.turn)
-        action = SMALL(view, rng)
-        assert action in view["legal_actions"]
-        state.apply_action(state.turn, E.action_from_dict(action))
-
-
-def test_reference_plus_cannot_see_other_hands():
-    for i, state in enumerate(POSITIONS):
-        other = twin(state, i)
-        seat = state.turn
-        view = E.player_view(state, seat)
-        assert E.player_view(other, seat) == view
-        a = SMALL(view, random.Random(i))
-        b = SMALL(E.player_view(other, seat), random.Random(i))
-        assert a == b and a in view["legal_actions"], state.phase
 
 
 def bid(state: E.MatchState) -> dict:
