@@ -34,7 +34,7 @@ from .. import solver as S
 from ..knowledge import sample_hidden
 from .medium import seen_rule_action
 from .reference import card_search
-from .reference_plus import _best
+from .reference_plus import best_total
 
 PIMC = "pimc"  # its name in simulations (not a level people choose)
 SAMPLES = 40
@@ -59,7 +59,7 @@ def _open_search(seen: Seen, rng: random.Random, samples: int) -> dict[str, Any]
         values = S.action_values(base, seen.seat)
         for i, action in enumerate(engine_actions):
             totals[i] += values[action]
-    return _best(actions, totals, prefer=seen_rule_action(seen))
+    return best_total(actions, totals, prefer=seen_rule_action(seen))
 
 
 def pimc_player(view: dict[str, Any], rng: random.Random, samples: int = SAMPLES) -> dict[str, Any]:

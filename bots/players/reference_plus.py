@@ -108,7 +108,10 @@ def sampled_values(
     return totals
 
 
-def _best(actions: list[dict[str, Any]], totals: list[float], prefer: dict[str, Any]):
+def best_total(
+    actions: list[dict[str, Any]], totals: list[float], prefer: dict[str, Any]
+) -> dict[str, Any]:
+    """The action with the best total, `prefer` among those tied for it (pimc's too)."""
     best = max(totals)
     tied = [a for a, t in zip(actions, totals, strict=True) if t >= best - 1e-9]
     return prefer if prefer in tied else tied[0]
@@ -134,7 +137,7 @@ def _bid(seen: Seen, rng: random.Random, samples: int) -> dict[str, Any]:
     if len(options) == 1:
         return options[0]
     totals = sampled_values(seen, options, rng, samples)
-    return _best(options, totals, prefer=find(options, alone=False) or options[0])
+    return best_total(options, totals, prefer=find(options, alone=False) or options[0])
 
 
 def _play(seen: Seen, rng: random.Random, samples: int) -> dict[str, Any]:
@@ -155,5 +158,5 @@ def reference_plus_player(
         return _bid(seen, rng, samples)
     if seen.phase == "defend":
         totals = sampled_values(seen, list(legal), rng, samples)
-        return _best(list(legal), totals, prefer=find(legal, type="pass") or legal[0])
+        return best_total(list(legal), totals, prefer=find(legal, type="pass") or legal[0])
     return seen_rule_action(seen)
