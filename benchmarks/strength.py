@@ -34,20 +34,12 @@ GOAL_PAIRS = 4000  # over this many deal pairs at least
 
 
 def describe(result: Duplicate, seconds: float) -> str:
-    d = result.as_dict()
-    low, high = d["a_minus_b_ci95"]
-    lines = [
-        f"{d['level_a']} against {d['level_b']}: {d['a_minus_b_per_hand']:+.3f} a hand "
-        f"({low:+.3f} to {high:+.3f}) over {d['deal_pairs']} deal pairs ({seconds:.0f} s)"
-    ]
-    for key, label in (("same_contract", "the play decided"), ("other_contract", "the bids")):
-        part = d[key]
-        lo, hi = part["share_ci95"]
-        lines.append(
-            f"  {label:16} {part['pairs']:6d} pairs: {part['share_of_mean']:+.3f} of it "
-            f"({lo:+.3f} to {hi:+.3f})"
-        )
-    return "\n".join(lines)
+    """A match's heading, then `simulate --duplicate`'s own report of it, indented."""
+    heading = (
+        f"{result.level_a} against {result.level_b}: over {result.pairs} deal pairs "
+        f"({seconds:.0f} s)"
+    )
+    return "\n".join([heading, *(f"  {line}" for line in result.report().splitlines())])
 
 
 def main(argv: list[str] | None = None) -> None:
