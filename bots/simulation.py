@@ -406,7 +406,7 @@ class Duplicate(Tally):
     same_sum_d: float = 0.0
     same_sum_d2: float = 0.0
 
-    def add_pair(self, nets: tuple[int, int], same_contract: bool = False) -> None:
+    def add_pair(self, nets: tuple[int, int], same_contract: bool) -> None:
         d = (nets[0] + nets[1]) / 2
         self.pairs += 1
         self.sum_d += d

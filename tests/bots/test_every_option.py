@@ -114,7 +114,7 @@ def test_every_level_plays_a_match_to_the_end_under_these_options(options):
 
 
 @pytest.mark.parametrize("options", SEARCHER_SETS, ids=option_id)
-@pytest.mark.parametrize("level", ["reference", "reference_plus", "pimc"])
+@pytest.mark.parametrize("level", [level for level in SMALL_PLAYERS if level not in PLAYERS])
 def test_every_reference_opponent_plays_a_match_to_the_end_under_these_options(level, options):
     phases: set[str] = set()
     players = [SMALL_PLAYERS[level], PLAYERS["medium"]] * 2
