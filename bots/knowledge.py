@@ -12,8 +12,19 @@ Nothing here sees more than the view.
 """
 
 import random
+from collections.abc import Iterable, Iterator
 
-from games.engine import BIT, EFFECTIVE_SUIT, LOW_MASK, Seen, cards_of, deck_mask
+from games.engine import (
+    BIT,
+    EFFECTIVE_SUIT,
+    LOW_MASK,
+    MatchState,
+    Seen,
+    cards_of,
+    deck_mask,
+    state_from_view,
+    with_hands,
+)
 
 KITTY = 4  # the kitty's index among the holders in sample_hidden
 ANY = deck_mask(True)  # Seen.allowed for a seat that may hold any card
@@ -119,3 +130,17 @@ def _hands_and_kitty(seen: Seen, place: list[int]) -> tuple[list[int], list[int]
     hands = [place[s] | seen.known[s] for s in range(4)]
     hands[seen.seat] |= seen.hand
     return hands, cards_of(place[KITTY] | seen.kitty_known)
+
+
+def deal_states(seen: Seen, deals: Iterable[tuple]) -> Iterator[tuple[MatchState, tuple]]:
+    """Each deal (the hidden hands and the kitty first, anything after them passed along)
+    as an engine state of the seat's position: the first rebuilt from the view, the others
+    with their cards swapped into a copy of it (cheaper than rebuilding)."""
+    template = None
+    for deal in deals:
+        hands, kitty = deal[0], deal[1]
+        if template is None:
+            template = state_from_view(seen, {s: cards_of(hands[s]) for s in range(4)}, kitty)
+            yield template, deal
+        else:
+            yield with_hands(template, hands, kitty), deal

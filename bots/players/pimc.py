@@ -27,11 +27,10 @@ others hold), which is the weakness learned bidding fixes.
 import random
 from typing import Any
 
-from games.engine import Seen, action_from_dict, cards_of, read_view, state_from_view
-from games.engine import with_hands as state_with_hands
+from games.engine import Seen, action_from_dict, read_view
 
 from .. import solver as S
-from ..knowledge import sample_hidden
+from ..knowledge import deal_states, sample_hidden
 from .medium import seen_rule_action
 from .reference import card_search
 from .reference_plus import best_total
@@ -48,14 +47,8 @@ def _open_search(seen: Seen, rng: random.Random, samples: int) -> dict[str, Any]
     actions = list(seen.legal)
     engine_actions = [action_from_dict(a) for a in actions]
     totals = [0.0] * len(actions)
-    template = None
-    for _ in range(samples):
-        hands, kitty = sample_hidden(seen, rng)
-        if template is None:
-            template = state_from_view(seen, {s: cards_of(hands[s]) for s in range(4)}, kitty)
-            base = template
-        else:
-            base = state_with_hands(template, hands, kitty)
+    deals = (sample_hidden(seen, rng) for _ in range(samples))
+    for base, _ in deal_states(seen, deals):
         values = S.action_values(base, seen.seat)
         for i, action in enumerate(engine_actions):
             totals[i] += values[action]

@@ -25,14 +25,11 @@ from games.engine import (
     CARD_BY_TEXT,
     Seen,
     action_from_dict,
-    cards_of,
     read_view,
-    state_from_view,
 )
-from games.engine import with_hands as state_with_hands
 
 from .. import solver as S
-from ..knowledge import sample_hidden
+from ..knowledge import deal_states, sample_hidden
 from .hard import candidates
 from .medium import seen_rule_action
 
@@ -64,15 +61,7 @@ def card_search(seen: Seen, deals: Iterable[tuple[list[int], list[int], float]])
     seat = seen.seat
     team = seat & 1
     totals = [0] * len(actions)
-    template = None
-    for hands, kitty, weight in deals:
-        if template is None:
-            template = state_from_view(
-                seen, {s: cards_of(hands[s]) for s in range(4) if s != seat}, kitty
-            )
-            base = template
-        else:
-            base = state_with_hands(template, hands, kitty)
+    for base, (_, _, weight) in deal_states(seen, deals):
         sign = 1 if base.maker % 2 == team else -1
         solver = S.solver_for(base)
         for i, action in enumerate(engine_actions):

@@ -32,15 +32,12 @@ from typing import Any
 from games.engine import (
     Seen,
     action_from_dict,
-    cards_of,
     read_view,
-    state_from_view,
     suit_str,
 )
-from games.engine import with_hands as state_with_hands
 
 from ..fitted_bids import model_bid, thresholds
-from ..knowledge import sample_hidden
+from ..knowledge import deal_states, sample_hidden
 from ..rollout import gone_for_playouts
 from .hard import _scores_after, fitted_likelihoods
 from .medium import find, seen_rule_action
@@ -91,13 +88,7 @@ def sampled_values(
     seat, team = seen.seat, seen.seat & 1
     gone, voids = gone_for_playouts(seen), seen.voids
     totals = [0.0] * len(actions)
-    template = None
-    for hands, kitty, weight in _weighted_deals(seen, rng, samples):
-        if template is None:
-            template = state_from_view(seen, {s: cards_of(hands[s]) for s in range(4)}, kitty)
-            base = template
-        else:
-            base = state_with_hands(template, hands, kitty)
+    for base, (_, _, weight) in deal_states(seen, _weighted_deals(seen, rng, samples)):
         before = base.scores
         for i, action in enumerate(engine_actions):
             state = base.clone()

@@ -5,7 +5,7 @@ import random
 
 import pytest
 
-from bots.knowledge import sample_hidden
+from bots.knowledge import deal_states, sample_hidden
 from games import engine as E
 from games.engine.cards import BIT, EFFECTIVE_SUIT, cards_of
 from games.engine.sampling import state_from_view, with_hands
@@ -174,3 +174,16 @@ def test_a_seat_asked_about_a_redeal_is_dealt_only_nines_and_tens_that_are_not_t
         hands, _kitty = sample_hidden(seen, rng)
         assert not hands[asked] & ~plain_lows
         assert E.player_view(rebuilt_for(state, 2, rng), 2) == E.player_view(state, 2)
+
+
+def test_each_sampled_deal_becomes_the_state_rebuilt_from_the_view_with_its_cards():
+    state = new_hand(3, {0: "JH JD AH KH QH"}, "9H")
+    seen = read_view(E.player_view(state, 0))
+    rng = random.Random(5)
+    deals = [(*sample_hidden(seen, rng), weight) for weight in (1.0, 0.5, 0.25)]
+    got = list(deal_states(seen, deals))
+    assert [deal for _, deal in got] == deals
+    for built, (hands, kitty, _) in got:
+        rebuilt = state_from_view(seen, {s: cards_of(hands[s]) for s in range(4)}, kitty)
+        assert built.hands == rebuilt.hands and built.kitty == rebuilt.kitty
+        assert built.hands[0] == state.hands[0]
